@@ -1,0 +1,154 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The whole exporter, wired: config → store → refresher (Dispatch timer) → HTTP server,
+/// started and stopped by a swift-service-lifecycle `ServiceGroup` (SIGTERM/SIGINT), with
+/// SIGHUP and `POST /-/reload` re-reading the config. `cloudy_exporter` only parses flags and
+/// calls `build`; tests do the same.
+public final class CloudyApplication: @unchecked Sendable {
+    public let options: ExporterOptions
+    public let store: WeatherStore
+    public let refresher: Refresher
+    public let server: HTTPServer
+    let logger: Logger
+    let group: MultiThreadedEventLoopGroup
+    private let reloadLock = NSLock()
+    private var hangup: DispatchSourceSignal?
+
+    /// Loads the config (a `ConfigError` here means nothing was started) and binds the listen
+    /// addresses (a taken port fails here too).
+    public static func build(options: ExporterOptions, logger: Logger) async throws -> CloudyApplication {
+        let config = try options.loadConfig()
+        let app = CloudyApplication(options: options, config: config, logger: logger)
+        do {
+            try await app.server.bind(options.listenAddresses)
+        } catch {
+            try? await app.group.shutdownGracefully()
+            throw error
+        }
+        return app
+    }
+
+    private init(options: ExporterOptions, config: Config, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        let now = Date().timeIntervalSince1970
+        let telemetry = ExporterTelemetry(startedAt: now)
+        let config = Self.clampInterval(config, logger: logger)
+        store = WeatherStore(config: config, telemetry: telemetry, telemetryPath: options.telemetryPath, now: now)
+        let userAgent = config.provider.userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
+        refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: userAgent), logger: logger)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, System.coreCount))
+        let target = ReloadTarget()
+        let routes = Routes(store: store, telemetryPath: options.telemetryPath) { target.app?.reload() }
+        server = HTTPServer(group: group, routes: routes, logger: logger)
+        target.app = self
+        logger.info("config loaded", metadata: [
+            "file": "\(options.configFile ?? DefaultConfig.fileName)", "places": "\(config.places.count)",
+            "provider": "\(config.provider.name.rawValue)", "interval": "\(PrometheusDuration.format(config.refresh.interval))",
+        ])
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting, lets scrapes in flight finish,
+    /// stops the refresh timer and returns.
+    public func run() async throws {
+        startHangupHandler()
+        let refresh = RefreshService(refresher: refresher)
+        let services = ServiceGroup(configuration: .init(
+            services: [.init(service: refresh), .init(service: server)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await services.run()
+        hangup?.cancel()
+        try? await group.shutdownGracefully()
+        logger.info("stopped")
+    }
+
+    /// Re-reads the config file. A bad new config is refused (logged, counted in
+    /// `cloudy_exporter_config_last_reload_successful`) and the old one keeps running.
+    /// Returns the reason when refused.
+    @discardableResult
+    public func reload() -> String? {
+        reloadLock.lock()
+        defer { reloadLock.unlock() }
+        let now = Date().timeIntervalSince1970
+        do {
+            let config = Self.clampInterval(try options.loadConfig(), logger: logger)
+            store.replaceConfig(config)
+            store.telemetry.recordReload(successful: true, at: now)
+            store.render(now: now)
+            refresher.apply(config)
+            logger.info("config reloaded", metadata: ["places": "\(config.places.count)"])
+            return nil
+        } catch {
+            store.telemetry.recordReload(successful: false, at: now)
+            store.render(now: now)
+            logger.error("config reload refused; the old config keeps running", metadata: ["reason": "\(error)"])
+            return error.description
+        }
+    }
+
+    private func startHangupHandler() {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { [weak self] in
+            self?.logger.info("SIGHUP received, reloading the config")
+            self?.reload()
+        }
+        source.resume()
+        hangup = source
+    }
+
+    /// Against a provider's public host, the interval is raised to its fair-use minimum;
+    /// any other URL (a self-hosted server, a test fake) gets the interval as written.
+    static func clampInterval(_ config: Config, logger: Logger) -> Config {
+        guard let minimum = FairUse.minimumInterval(provider: config.provider.name, url: config.provider.url),
+              config.refresh.interval < minimum else { return config }
+        var clamped = config
+        clamped.refresh.interval = minimum
+        logger.warning("refresh.interval raised to the provider's fair-use minimum", metadata: [
+            "configured": "\(PrometheusDuration.format(config.refresh.interval))", "used": "\(PrometheusDuration.format(minimum))",
+            "provider": "\(config.provider.name.rawValue)",
+        ])
+        return clamped
+    }
+}
+
+/// Lets the routes call back into the application that owns them without a retain cycle.
+private final class ReloadTarget: @unchecked Sendable {
+    weak var app: CloudyApplication?
+}
+
+/// The public hosts' fair-use floors for the refresh interval.
+public enum FairUse {
+    public static func minimumInterval(provider: ProviderName, url: String) -> Double? {
+        let host = url.lowercased()
+        switch provider {
+        case .openMeteo where host.hasPrefix("https://api.open-meteo.com") || host.hasPrefix("http://api.open-meteo.com"):
+            return 60  // current conditions change every 15 minutes; 10 000 calls a day are free
+        case .openWeatherMap where host.contains("api.openweathermap.org"):
+            return 600  // OpenWeatherMap updates at most every 10 minutes and counts every call
+        case .metNorway where host.contains("api.met.no"):
+            return 600  // MET Norway asks clients to honour Expires (about 30 minutes)
+        default:
+            return nil
+        }
+    }
+}
+
+/// The refresh timer as a lifecycle service: `run()` starts the Dispatch timer, waits for
+/// graceful shutdown, then cancels the timer and aborts the refresh in flight.
+struct RefreshService: Service {
+    let refresher: Refresher
+
+    func run() async throws {
+        refresher.start()
+        try? await gracefulShutdown()
+        refresher.stop()
+    }
+}

@@ -1,0 +1,78 @@
+/// Everything `cloudy.yml` says, validated. Built by `ConfigLoader`; see the README's
+/// configuration reference for each key.
+public struct Config: Sendable, Equatable {
+    public var provider: ProviderSettings
+    public var geocodingURL: String
+    public var refresh: RefreshSettings
+    /// The global `units:`; each `Place` carries these merged with its own override.
+    public var units: UnitSettings
+    public var forecast: ForecastSettings
+    public var places: [Place]
+
+    public init(provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
+                refresh: RefreshSettings = .init(), units: UnitSettings = .init(), forecast: ForecastSettings = .init(),
+                places: [Place]) {
+        self.provider = provider
+        self.geocodingURL = geocodingURL
+        self.refresh = refresh
+        self.units = units
+        self.forecast = forecast
+        self.places = places
+    }
+}
+
+public enum ProviderName: String, Sendable, CaseIterable {
+    case openMeteo = "open-meteo"
+    case openWeatherMap = "openweathermap"
+    case metNorway = "met-norway"
+
+    public var defaultURL: String {
+        switch self {
+        case .openMeteo: return "https://api.open-meteo.com"
+        case .openWeatherMap: return "https://api.openweathermap.org"
+        case .metNorway: return "https://api.met.no"
+        }
+    }
+}
+
+public struct ProviderSettings: Sendable, Equatable {
+    public var name: ProviderName
+    /// Base URL without a trailing slash.
+    public var url: String
+    public var apiKeyFile: String?
+    public var userAgent: String?
+
+    public init(name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, userAgent: String? = nil) {
+        self.name = name
+        self.url = url ?? name.defaultURL
+        self.apiKeyFile = apiKeyFile
+        self.userAgent = userAgent
+    }
+}
+
+public struct RefreshSettings: Sendable, Equatable {
+    /// Seconds between refreshes (the Dispatch timer's period).
+    public var interval: Double
+    /// Seconds one upstream request may take.
+    public var timeout: Double
+    /// Seconds without a success after which a place's weather series disappear.
+    public var staleAfter: Double
+
+    public init(interval: Double = 600, timeout: Double = 10, staleAfter: Double = 1800) {
+        self.interval = interval
+        self.timeout = timeout
+        self.staleAfter = staleAfter
+    }
+}
+
+public struct ForecastSettings: Sendable, Equatable {
+    /// Daily forecast days, day 0 = today (0…16).
+    public var days: Int
+    /// Hourly forecast hours, hour 1 = the next whole hour (0…384).
+    public var hours: Int
+
+    public init(days: Int = 7, hours: Int = 24) {
+        self.days = days
+        self.hours = hours
+    }
+}

@@ -1,0 +1,24 @@
+/// What is wrong with a config: the field (a path like `locations[2].latitude`), the line where
+/// YAML puts it, and why. Printed as `cloudy.yml:12: locations[2].latitude: must be …`.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public var file: String?
+    public var line: Int?
+    /// Dotted path of the offending field; empty for errors about the whole document.
+    public var field: String
+    public var reason: String
+
+    public init(file: String? = nil, line: Int? = nil, field: String, reason: String) {
+        self.file = file
+        self.line = line
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String {
+        var out = file ?? "config"
+        if let line { out += ":\(line)" }
+        out += ": "
+        if !field.isEmpty { out += field + ": " }
+        return out + reason
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Yams
+
+/// Reads `cloudy.yml` into a `Config`, strictly: unknown keys, wrong types, bad durations and
+/// out-of-range values are errors that name the field and its line, never silence.
+public enum ConfigLoader {
+    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "locations"]
+
+    public static func load(file path: String) throws(ConfigError) -> Config {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, field: "", reason: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: path, field: "", reason: "the file is not UTF-8 text")
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    public static func loadDefault() -> Config {
+        // The embedded config is tested; failing here is a programming error.
+        do { return try parse(yaml: DefaultConfig.yaml, file: DefaultConfig.fileName) } catch { fatalError("\(error)") }
+    }
+
+    public static func parse(yaml: String, file: String? = nil) throws(ConfigError) -> Config {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw yamlSyntaxError(error, file: file)
+        }
+        guard let root else { throw ConfigError(file: file, line: 1, field: "", reason: "the config is empty") }
+        let document = try YAMLMapping(root, path: "", file: file)
+        try document.rejectUnknownKeys(topLevelKeys)
+
+        var config = Config(places: [])
+        if let provider = try document.mapping("provider") {
+            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent"])
+            let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
+            config.provider = ProviderSettings(
+                name: name,
+                url: try provider.url("url"),
+                apiKeyFile: try provider.string("api_key_file"),
+                userAgent: try provider.string("user_agent")
+            )
+        }
+        if let geocoding = try document.mapping("geocoding") {
+            try geocoding.rejectUnknownKeys(["url"])
+            if let url = try geocoding.url("url") { config.geocodingURL = url }
+        }
+        if let refresh = try document.mapping("refresh") {
+            try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after"])
+            if let interval = try refresh.duration("interval", atLeast: 1) { config.refresh.interval = interval }
+            if let timeout = try refresh.duration("timeout", atLeast: 0.001) { config.refresh.timeout = timeout }
+            if let stale = try refresh.duration("stale_after", atLeast: 1) { config.refresh.staleAfter = stale }
+        }
+        if let units = try document.mapping("units") {
+            config.units = try unitSettings(units, base: UnitSettings(), allowTime: true)
+        }
+        if let forecast = try document.mapping("forecast") {
+            try forecast.rejectUnknownKeys(["days", "hours"])
+            if let days = try forecast.int("days", in: 0...16) { config.forecast.days = days }
+            if let hours = try forecast.int("hours", in: 0...383) { config.forecast.hours = hours }
+        }
+        config.places = try places(document, units: config.units)
+        return config
+    }
+
+    private static func places(_ document: YAMLMapping, units: UnitSettings) throws(ConfigError) -> [Place] {
+        guard let list = try document.sequence("locations") else {
+            throw document.error("locations", "is required: list at least one place")
+        }
+        guard !list.items.isEmpty else { throw list.error("is empty: list at least one place") }
+        var places: [Place] = []
+        var seen: [String: Int] = [:]
+        for (index, node) in list.items.enumerated() {
+            let entry = try YAMLMapping(node, path: "locations[\(index)]", file: document.file)
+            try entry.rejectUnknownKeys(["name", "latitude", "longitude", "timezone", "units", "city", "country"])
+            if entry.has("city") || entry.has("country") {
+                throw entry.error("city", "places by city name are not supported by this build; give latitude and longitude")
+            }
+            guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
+            if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }
+            if let first = seen[name] {
+                throw entry.error("name", "\"\(name)\" is already the name of locations[\(first)]; names must be unique")
+            }
+            seen[name] = index
+            guard let latitude = try entry.double("latitude", in: -90...90) else {
+                throw entry.error("latitude", "is required (decimal degrees, -90 to 90)")
+            }
+            guard let longitude = try entry.double("longitude", in: -180...180) else {
+                throw entry.error("longitude", "is required (decimal degrees, -180 to 180)")
+            }
+            let timezone = try entry.string("timezone")
+            if let timezone, !isPlausibleTimeZone(timezone) {
+                throw entry.error("timezone", "\"\(timezone)\" is not an IANA time zone name such as Europe/Brussels")
+            }
+            var placeUnits = units
+            if let override = try entry.mapping("units") {
+                placeUnits = try unitSettings(override, base: units, allowTime: false)
+            }
+            places.append(Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
+        }
+        return places
+    }
+
+    private static func unitSettings(_ map: YAMLMapping, base: UnitSettings, allowTime: Bool) throws(ConfigError) -> UnitSettings {
+        try map.rejectUnknownKeys(allowTime ? ["temperature", "wind_speed", "time"] : ["temperature", "wind_speed"])
+        var settings = base
+        if let temperature = try map.oneOrMore("temperature", TemperatureUnit.self) { settings.temperature = temperature }
+        if let wind = try map.oneOrMore("wind_speed", WindSpeedUnit.self) { settings.windSpeed = wind }
+        if allowTime, let time = try map.oneOf("time", TimeNotation.self) { settings.time = time }
+        return settings
+    }
+
+    static func isPlausibleTimeZone(_ name: String) -> Bool {
+        guard !name.isEmpty, name.count <= 64, !name.hasPrefix("/"), !name.contains("..") else { return false }
+        return name.unicodeScalars.allSatisfy { scalar in
+            (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9")
+                || scalar == "/" || scalar == "_" || scalar == "-" || scalar == "+"
+        }
+    }
+
+    private static func yamlSyntaxError(_ error: Error, file: String?) -> ConfigError {
+        switch error {
+        case let YamlError.scanner(context, problem, mark, _),
+             let YamlError.parser(context, problem, mark, _),
+             let YamlError.composer(context, problem, mark, _):
+            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
+            return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
+        case let YamlError.duplicatedKeysInMapping(duplicates, context):
+            let keys = duplicates.joined(separator: ", ")
+            return ConfigError(file: file, line: context.mark.line, field: "", reason: "duplicate key: \(keys)")
+        default:
+            return ConfigError(file: file, field: "", reason: "invalid YAML: \(error)")
+        }
+    }
+}
+
+/// Rules for a place's name, which becomes the `location` label and appears on HTML pages.
+public enum PlaceName {
+    public static let maxLength = 300
+
+    /// Why `name` cannot be used, or nil when it can.
+    public static func problem(_ name: String) -> String? {
+        if name.trimmingCharacters(in: .whitespaces).isEmpty { return "must not be empty" }
+        if name.count > maxLength { return "is \(name.count) characters long; at most \(maxLength) are allowed" }
+        // Escaping makes quotes, backslashes and newlines safe in labels and HTML; other
+        // control characters have no readable form anywhere, so they are refused.
+        if let bad = name.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }) {
+            return "contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
+        }
+        return nil
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,182 @@
+import Yams
+
+/// A YAML mapping with the path that leads to it, so every read can name the field and line
+/// it failed on. Only what `ConfigLoader` needs: typed scalars, enums, lists and sub-mappings.
+struct YAMLMapping {
+    let node: Node
+    let pairs: [(key: String, keyNode: Node, value: Node)]
+    let path: String
+    let file: String?
+
+    init(_ node: Node, path: String, file: String?) throws(ConfigError) {
+        self.node = node
+        self.path = path
+        self.file = file
+        guard case let .mapping(mapping) = node else {
+            throw ConfigError(file: file, line: node.mark?.line, field: path, reason: "must be a mapping of keys to values, found \(describe(node))")
+        }
+        var pairs: [(key: String, keyNode: Node, value: Node)] = []
+        for (key, value) in mapping {
+            guard case let .scalar(scalar) = key else {
+                throw ConfigError(file: file, line: key.mark?.line, field: path, reason: "keys must be plain words")
+            }
+            pairs.append((scalar.string, key, value))
+        }
+        self.pairs = pairs
+    }
+
+    func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func error(_ key: String, _ reason: String) -> ConfigError {
+        let line = pairs.first(where: { $0.key == key })?.value.mark?.line ?? node.mark?.line
+        return ConfigError(file: file, line: line, field: fieldPath(key), reason: reason)
+    }
+
+    func has(_ key: String) -> Bool { pairs.contains { $0.key == key } }
+
+    func rejectUnknownKeys(_ allowed: [String]) throws(ConfigError) {
+        for pair in pairs where !allowed.contains(pair.key) {
+            throw ConfigError(file: file, line: pair.keyNode.mark?.line, field: fieldPath(pair.key),
+                              reason: "unknown key (allowed here: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    /// The value node, or nil when the key is absent or explicitly null.
+    private func value(_ key: String) -> Node? {
+        guard let node = pairs.first(where: { $0.key == key })?.value else { return nil }
+        if case let .scalar(scalar) = node, scalar.style == .plain, ["", "~", "null", "Null", "NULL"].contains(scalar.string) {
+            return nil
+        }
+        return node
+    }
+
+    private func scalar(_ key: String, expecting: String) throws(ConfigError) -> Node.Scalar? {
+        guard let node = value(key) else { return nil }
+        guard case let .scalar(scalar) = node else {
+            throw error(key, "must be \(expecting), found \(describe(node))")
+        }
+        return scalar
+    }
+
+    func string(_ key: String) throws(ConfigError) -> String? {
+        try scalar(key, expecting: "a string")?.string
+    }
+
+    func url(_ key: String) throws(ConfigError) -> String? {
+        guard var text = try string(key) else { return nil }
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
+              !text.contains(" "), !text.contains("?"), !text.contains("#") else {
+            throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
+        }
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    func double(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        guard let scalar = try scalar(key, expecting: "a number") else { return nil }
+        guard scalar.style == .plain, let value = Double(scalar.string), value.isFinite else {
+            throw error(key, "must be a number, found \"\(scalar.string)\"")
+        }
+        guard range.contains(value) else {
+            throw error(key, "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), found \(scalar.string)")
+        }
+        return value
+    }
+
+    func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        guard let scalar = try scalar(key, expecting: "a whole number") else { return nil }
+        guard scalar.style == .plain, let value = Int(scalar.string) else {
+            throw error(key, "must be a whole number, found \"\(scalar.string)\"")
+        }
+        guard range.contains(value) else {
+            throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), found \(value)")
+        }
+        return value
+    }
+
+    func duration(_ key: String, atLeast minimum: Double) throws(ConfigError) -> Double? {
+        guard let scalar = try scalar(key, expecting: "a duration") else { return nil }
+        guard let seconds = PrometheusDuration.parse(scalar.string) else {
+            throw error(key, "\"\(scalar.string)\" is not a duration; write it like 30s, 10m or 1h")
+        }
+        guard seconds >= minimum else {
+            throw error(key, "must be at least \(PrometheusDuration.format(minimum)), found \(scalar.string)")
+        }
+        return seconds
+    }
+
+    func oneOf<Choice: RawRepresentable & CaseIterable>(_ key: String, _ type: Choice.Type) throws(ConfigError) -> Choice?
+    where Choice.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        return try choice(text, key: key, type)
+    }
+
+    /// One value or a list of them (`celsius` or `[celsius, fahrenheit]`), without duplicates.
+    func oneOrMore<Choice: RawRepresentable & CaseIterable & Equatable>(_ key: String, _ type: Choice.Type) throws(ConfigError) -> [Choice]?
+    where Choice.RawValue == String {
+        guard let node = value(key) else { return nil }
+        switch node {
+        case let .scalar(scalar):
+            return [try choice(scalar.string, key: key, type)]
+        case let .sequence(sequence):
+            var out: [Choice] = []
+            for item in sequence {
+                guard case let .scalar(scalar) = item else { throw error(key, "list items must be unit names, found \(describe(item))") }
+                let value = try choice(scalar.string, key: key, type)
+                if out.contains(value) { throw error(key, "lists \(scalar.string) twice") }
+                out.append(value)
+            }
+            if out.isEmpty { throw error(key, "must name at least one unit") }
+            return out
+        default:
+            throw error(key, "must be a unit name or a list of them, found \(describe(node))")
+        }
+    }
+
+    private func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, key: String, _ type: Choice.Type) throws(ConfigError) -> Choice
+    where Choice.RawValue == String {
+        guard let value = Choice(rawValue: text) else {
+            let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw error(key, "unknown value \"\(text)\" (one of: \(allowed))")
+        }
+        return value
+    }
+
+    func mapping(_ key: String) throws(ConfigError) -> YAMLMapping? {
+        guard let node = value(key) else { return nil }
+        return try YAMLMapping(node, path: fieldPath(key), file: file)
+    }
+
+    func sequence(_ key: String) throws(ConfigError) -> YAMLSequence? {
+        guard let node = value(key) else { return nil }
+        guard case let .sequence(sequence) = node else {
+            throw error(key, "must be a list, found \(describe(node))")
+        }
+        return YAMLSequence(items: Array(sequence), line: node.mark?.line, path: fieldPath(key), file: file)
+    }
+}
+
+struct YAMLSequence {
+    let items: [Node]
+    let line: Int?
+    let path: String
+    let file: String?
+
+    func error(_ reason: String) -> ConfigError {
+        ConfigError(file: file, line: line, field: path, reason: reason)
+    }
+}
+
+private func describe(_ node: Node) -> String {
+    switch node {
+    case let .scalar(scalar): return "\"\(scalar.string)\""
+    case .mapping: return "a mapping"
+    case .sequence: return "a list"
+    case .alias: return "an alias"
+    }
+}
+
+private func format(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(value)
+}

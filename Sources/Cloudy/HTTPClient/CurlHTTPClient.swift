@@ -1,0 +1,158 @@
+import CCurl
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The HTTP client for weather APIs, on libcurl's easy interface. `fetch` blocks the calling
+/// thread for at most the request's timeout; the refresh runs it on its own Dispatch queue.
+///
+/// Every exchange: only http/https (also across redirects), at most `maxRedirects` redirects,
+/// TLS peer and host verification on, an identifying User-Agent, compressed transfer accepted,
+/// and the decoded body capped at `maxBodyBytes` (a larger answer is abandoned as `too_large`).
+/// `cancelAll()` aborts exchanges in flight, so shutdown never waits on a hung upstream.
+public final class CurlHTTPClient: Sendable {
+    public let userAgent: String
+    public let maxBodyBytes: Int
+    public let maxRedirects: Int
+    private let cancelled = NIOLockedValueBox(false)
+
+    private static let globalInit: Void = {
+        _ = cloudy_curl_global_init()
+    }()
+
+    public init(userAgent: String, maxBodyBytes: Int = 32 << 20, maxRedirects: Int = 3) {
+        _ = Self.globalInit
+        self.userAgent = userAgent
+        self.maxBodyBytes = maxBodyBytes
+        self.maxRedirects = maxRedirects
+    }
+
+    /// Aborts every exchange in flight and refuses new ones until `resume()`.
+    public func cancelAll() { cancelled.withLockedValue { $0 = true } }
+    public func resume() { cancelled.withLockedValue { $0 = false } }
+    var isCancelled: Bool { cancelled.withLockedValue { $0 } }
+
+    public func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPClientError> {
+        if isCancelled { return .failure(HTTPClientError(.cancelled, "the exporter is shutting down")) }
+        guard let handle = curl_easy_init() else {
+            return .failure(HTTPClientError(.network, "curl_easy_init failed"))
+        }
+        let exchange = Exchange(client: self, cap: maxBodyBytes)
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        var headerList: UnsafeMutablePointer<curl_slist>? = nil
+        defer {
+            curl_easy_cleanup(handle)
+            curl_slist_free_all(headerList)
+            errorBuffer.deallocate()
+        }
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+        let userdata = Unmanaged.passUnretained(exchange).toOpaque()
+        let timeoutMs = max(1, Int(request.timeout * 1000))
+
+        var setup = cloudy_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        func set(_ code: CURLcode) { if setup == CURLE_OK { setup = code } }
+        set(cloudy_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMs))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMs))
+        set(cloudy_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(cloudy_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_MAXREDIRS, maxRedirects))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        set(cloudy_curl_setopt_string(handle, CURLOPT_USERAGENT, userAgent))
+        set(cloudy_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
+        set(cloudy_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBodyBytes)))
+        set(cloudy_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+        set(cloudy_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody))
+        set(cloudy_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata))
+        set(cloudy_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+        set(cloudy_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
+        set(cloudy_curl_setopt_progress_callback(handle, curlProgress))
+        set(cloudy_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata))
+        guard setup == CURLE_OK else {
+            return .failure(HTTPClientError(.invalidRequest, String(cString: curl_easy_strerror(setup))))
+        }
+
+        let code = withExtendedLifetime(exchange) { curl_easy_perform(handle) }
+        if code != CURLE_OK {
+            let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+            return .failure(HTTPClientError(Self.kind(of: code, exchange: exchange), detail))
+        }
+        var status = 0
+        _ = cloudy_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPResponse(status: status, headers: exchange.headers, body: exchange.body))
+    }
+
+    private static func kind(of code: CURLcode, exchange: Exchange) -> HTTPClientError.Kind {
+        if exchange.exceeded { return .tooLarge }
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .connect
+        case CURLE_FILESIZE_EXCEEDED: return .tooLarge
+        case CURLE_PARTIAL_FILE: return .truncated
+        case CURLE_TOO_MANY_REDIRECTS: return .redirect
+        case CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidRequest
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return .tls
+        default: return .network
+        }
+    }
+}
+
+/// The state of one exchange that libcurl's callbacks write into (through an unretained pointer
+/// that `fetch` keeps alive).
+final class Exchange {
+    unowned let client: CurlHTTPClient
+    let cap: Int
+    var body: [UInt8] = []
+    var headers: [String: String] = [:]
+    var exceeded = false
+
+    init(client: CurlHTTPClient, cap: Int) {
+        self.client = client
+        self.cap = cap
+    }
+}
+
+private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+    guard let userdata, let data else { return 0 }
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    if exchange.body.count + length > exchange.cap {
+        exchange.exceeded = true
+        return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+    }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        exchange.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+    }
+    return length
+}
+
+private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+    guard let userdata, let data else { return 0 }
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }
+    if line.hasPrefix("HTTP/") {
+        exchange.headers = [:]  // a new response (after a redirect or a 100 Continue)
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        exchange.headers[name] = value
+    }
+    return length
+}
+
+private func curlProgress(_ userdata: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {
+    guard let userdata else { return 0 }
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
+    return exchange.client.isCancelled ? 1 : 0
+}

@@ -1,0 +1,52 @@
+/// One upstream GET. Headers are sent as given; the client adds its User-Agent.
+public struct HTTPRequest: Sendable {
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    /// Seconds the whole exchange may take.
+    public var timeout: Double
+
+    public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10) {
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+    }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header names in lower case; the last value wins.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Why an exchange produced no HTTP response. `kind` is the `code` label of
+/// `cloudy_exporter_upstream_requests_total` for failures that have no status.
+public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case timeout
+        case connect
+        case tooLarge = "too_large"
+        case truncated
+        case tls
+        case redirect
+        case network
+        case cancelled
+        case invalidRequest = "invalid_request"
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

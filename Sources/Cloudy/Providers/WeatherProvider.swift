@@ -1,0 +1,32 @@
+import Logging
+
+/// A weather API. Each provider decodes into the same `WeatherSnapshot`, so metric names and
+/// meanings never depend on where the data came from; a variable a provider lacks stays nil.
+public protocol WeatherProvider: Sendable {
+    var name: ProviderName { get }
+    /// Fetches every place, in as few upstream requests as the API allows, never more at once
+    /// than it tolerates. Blocks the calling (Dispatch) thread; returns one outcome per place,
+    /// in the order of `places`.
+    func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>]
+}
+
+/// Why a place got no fresh weather in a refresh. `description` is what the log, `/readyz`
+/// and the landing page say; it never carries an API key.
+public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    /// Seconds the provider asked us to wait (Retry-After), if it did.
+    public var retryAfter: Double?
+
+    public init(_ message: String, retryAfter: Double? = nil) {
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { message }
+}
+
+/// Counts every upstream exchange by provider and outcome (`200`, `429`, `timeout`, …):
+/// the source of `cloudy_exporter_upstream_requests_total`.
+public protocol UpstreamRecording: Sendable {
+    func recordUpstream(provider: ProviderName, code: String)
+}

@@ -1,0 +1,101 @@
+import Dispatch
+import NIOCore
+import NIOHTTP1
+
+/// One connection's requests: route, answer, keep the connection alive when the client asked.
+/// Errors stay within the connection; a bad client never affects another.
+final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let maxRequestBody = 64 * 1024
+
+    private let routes: Routes
+    private var head: HTTPRequestHead?
+    private var bodyBytes = 0
+
+    init(routes: Routes) {
+        self.routes = routes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(head):
+            self.head = head
+            bodyBytes = 0
+        case let .body(buffer):
+            bodyBytes += buffer.readableBytes
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            handle(context: context, head: head)
+        }
+    }
+
+    private func handle(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        if bodyBytes > Self.maxRequestBody {
+            write(context: context, head: head, reply: .text(.payloadTooLarge, "request body too large"), forceClose: true)
+            return
+        }
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
+        guard let endpoint = routes.endpoint(for: path) else {
+            write(context: context, head: head, reply: .text(.notFound, "404 page not found"))
+            return
+        }
+        guard endpoint.allowed.contains(head.method) else {
+            let allow = endpoint.allowed.map(\.rawValue).joined(separator: ", ")
+            write(context: context, head: head, reply: .text(.methodNotAllowed, "405 method not allowed", extraHeaders: [("Allow", allow)]))
+            return
+        }
+        if endpoint == .reload {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let routes = self.routes
+            let promise = context.eventLoop.makePromise(of: String?.self)
+            DispatchQueue.global().async { promise.succeed(routes.reload()) }
+            promise.futureResult.whenSuccess { failure in
+                let (handler, context) = loopBound.value
+                let reply: Reply = failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
+                    ?? .text(.ok, "config reloaded")
+                handler.write(context: context, head: head, reply: reply)
+            }
+            return
+        }
+        write(context: context, head: head, reply: routes.reply(to: endpoint, head: head))
+    }
+
+    private func write(context: ChannelHandlerContext, head request: HTTPRequestHead, reply: Reply, forceClose: Bool = false) {
+        let keepAlive = request.isKeepAlive && !forceClose
+        var headers = HTTPHeaders(reply.headers)
+        headers.add(name: "Content-Length", value: String(reply.body.reduce(0) { $0 + $1.readableBytes }))
+        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let responseHead = HTTPResponseHead(version: request.version, status: reply.status, headers: headers)
+        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+        if request.method != .HEAD {
+            for part in reply.body where part.readableBytes > 0 {
+                context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
+            }
+        }
+        let done = context.writeAndFlushPromise()
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        if !keepAlive {
+            let channel = context.channel
+            done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}
+
+extension ChannelHandlerContext {
+    func writeAndFlushPromise() -> EventLoopPromise<Void> { eventLoop.makePromise() }
+}

@@ -1,0 +1,99 @@
+import NIOCore
+import NIOHTTP1
+
+/// What each path answers. The table the README's endpoint list describes.
+public struct Routes: Sendable {
+    public enum Endpoint: Sendable {
+        case metrics, healthy, ready, landing, reload
+
+        var allowed: [HTTPMethod] {
+            self == .reload ? [.POST, .PUT] : [.GET, .HEAD]
+        }
+    }
+
+    public let store: WeatherStore
+    public let telemetryPath: String
+    /// Re-reads the config; returns a failure message when the new config was refused.
+    /// Blocking: the handler calls it off the event loop.
+    public let reload: @Sendable () -> String?
+
+    public init(store: WeatherStore, telemetryPath: String, reload: @escaping @Sendable () -> String?) {
+        self.store = store
+        self.telemetryPath = telemetryPath
+        self.reload = reload
+    }
+
+    public func endpoint(for path: String) -> Endpoint? {
+        switch path {
+        case telemetryPath: return .metrics
+        case "/healthz", "/-/healthy": return .healthy
+        case "/readyz", "/-/ready": return .ready
+        case "/-/reload": return .reload
+        case "/": return .landing
+        default: return nil
+        }
+    }
+}
+
+/// The response for one request, built without touching the channel.
+struct Reply {
+    var status: HTTPResponseStatus
+    var headers: [(String, String)] = []
+    var body: [ByteBuffer] = []
+
+    static func text(_ status: HTTPResponseStatus, _ text: String, extraHeaders: [(String, String)] = []) -> Reply {
+        Reply(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + extraHeaders,
+              body: [ByteBuffer(string: text.hasSuffix("\n") ? text : text + "\n")])
+    }
+}
+
+extension Routes {
+    /// Answers everything but reload (which must leave the event loop). Scrapes read only the
+    /// bytes rendered at the last refresh, plus the live `process_*` tail.
+    func reply(to endpoint: Endpoint, head: HTTPRequestHead) -> Reply {
+        switch endpoint {
+        case .healthy:
+            return .text(.ok, "OK")
+        case .ready:
+            if let reason = store.rendered.notReadyReason {
+                return .text(.serviceUnavailable, "not ready: " + Self.oneLine(reason))
+            }
+            return .text(.ok, "ready")
+        case .landing:
+            return Reply(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage])
+        case .metrics:
+            return metrics(head: head)
+        case .reload:
+            return .text(.internalServerError, "reload is answered asynchronously")
+        }
+    }
+
+    private func metrics(head: HTTPRequestHead) -> Reply {
+        let rendered = store.rendered.metrics
+        let format = ExpositionFormat.negotiate(accept: head.headers.first(name: "accept"))
+        let tail = RenderedMetrics.liveTail(format)
+        var headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
+        if Self.acceptsGzip(head.headers.first(name: "accept-encoding")) {
+            let gzip = rendered.gzip(format)
+            headers.append(("Content-Encoding", "gzip"))
+            return Reply(status: .ok, headers: headers, body: [gzip.prefix, ByteBuffer(bytes: gzip.body.suffix(appending: tail))])
+        }
+        return Reply(status: .ok, headers: headers, body: [rendered.body(format), ByteBuffer(bytes: tail)])
+    }
+
+    /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        for part in header.split(separator: ",") {
+            let fields = part.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
+            guard let coding = fields.first, coding == "gzip" || coding == "*" else { continue }
+            let q = fields.dropFirst().first(where: { $0.hasPrefix("q=") }).flatMap { Double($0.dropFirst(2)) } ?? 1
+            if q > 0 { return true }
+        }
+        return false
+    }
+
+    static func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}

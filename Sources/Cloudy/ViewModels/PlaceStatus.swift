@@ -1,0 +1,29 @@
+/// What the exporter knows about one place after its latest refresh attempt.
+public struct PlaceStatus: Sendable, Equatable {
+    public var place: Place
+    /// The last good weather; kept across failures until it is older than `refresh.stale_after`.
+    public var snapshot: WeatherSnapshot?
+    /// Unix seconds of the last successful refresh of this place.
+    public var lastSuccess: Double?
+    /// Unix seconds of the last refresh attempt, successful or not.
+    public var lastAttempt: Double?
+    /// Why the last attempt failed; nil after a success.
+    public var lastError: String?
+
+    public init(place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil, lastError: String? = nil) {
+        self.place = place
+        self.snapshot = snapshot
+        self.lastSuccess = lastSuccess
+        self.lastAttempt = lastAttempt
+        self.lastError = lastError
+    }
+
+    /// The last attempt succeeded.
+    public var isUp: Bool { lastAttempt != nil && lastError == nil && lastSuccess != nil }
+
+    /// The weather to show at `now`: nil once the last success is older than `staleAfter`.
+    public func freshSnapshot(now: Double, staleAfter: Double) -> WeatherSnapshot? {
+        guard let snapshot, let lastSuccess, now - lastSuccess <= staleAfter else { return nil }
+        return snapshot
+    }
+}

@@ -1,0 +1,59 @@
+/// The two text formats `/metrics` speaks.
+public enum ExpositionFormat: Sendable {
+    /// Prometheus text format 0.0.4.
+    case prometheus
+    /// OpenMetrics 1.0.0 text.
+    case openMetrics
+
+    public var contentType: String {
+        switch self {
+        case .prometheus: return "text/plain; version=0.0.4; charset=utf-8"
+        case .openMetrics: return "application/openmetrics-text; version=1.0.0; charset=utf-8"
+        }
+    }
+
+    /// Picks the format from an `Accept` header: OpenMetrics only when the client prefers it
+    /// (a higher q than text/plain, or listed first at equal q), as Prometheus' negotiation does.
+    public static func negotiate(accept: String?) -> ExpositionFormat {
+        guard let accept, accept.contains("openmetrics") else { return .prometheus }
+        var best: (format: ExpositionFormat, q: Double)? = nil
+        for part in accept.split(separator: ",") {
+            let fields = part.split(separator: ";").map { $0.trimmingSpaces() }
+            guard let media = fields.first else { continue }
+            var q = 1.0
+            for field in fields.dropFirst() where field.hasPrefix("q=") {
+                q = Double(field.dropFirst(2)) ?? 0
+            }
+            let format: ExpositionFormat
+            switch media {
+            case "application/openmetrics-text": format = .openMetrics
+            case "text/plain", "*/*", "text/*": format = .prometheus
+            default: continue
+            }
+            if q > 0, best == nil || q > best!.q { best = (format, q) }
+        }
+        return best?.format ?? .prometheus
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        var slice = self[...]
+        while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
+        while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+/// How a sample value is written: whole numbers without a fraction, others in the shortest
+/// form that reads back to the same Double; Prometheus' spellings for infinities and NaN.
+public enum SampleValue {
+    public static func format(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 {
+            return String(Int64(value))
+        }
+        return value.description
+    }
+}

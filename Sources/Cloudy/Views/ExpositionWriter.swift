@@ -1,0 +1,66 @@
+/// Writes metric families as exposition text. The view of the exporter: it decides nothing
+/// about values or units, only spelling — escaping, TYPE/HELP lines, and the few places where
+/// OpenMetrics differs from Prometheus 0.0.4 (counter family names, `# EOF`).
+public struct ExpositionWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func write(_ family: MetricFamily, format: ExpositionFormat) {
+        let descriptor = family.descriptor
+        let typeName: String
+        if format == .prometheus, descriptor.type == .counter {
+            typeName = descriptor.name + "_total"
+        } else {
+            typeName = descriptor.name
+        }
+        append("# HELP ")
+        append(typeName)
+        append(" ")
+        appendEscaped(descriptor.help, quotes: format == .openMetrics)
+        append("\n# TYPE ")
+        append(typeName)
+        append(" ")
+        append(descriptor.type.rawValue)
+        append("\n")
+        for sample in family.samples {
+            append(descriptor.name)
+            append(sample.suffix)
+            if !sample.labels.isEmpty {
+                bytes.append(UInt8(ascii: "{"))
+                for (index, label) in sample.labels.enumerated() {
+                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    append(label.0)
+                    append("=\"")
+                    appendEscaped(label.1, quotes: true)
+                    bytes.append(UInt8(ascii: "\""))
+                }
+                bytes.append(UInt8(ascii: "}"))
+            }
+            bytes.append(UInt8(ascii: " "))
+            append(SampleValue.format(sample.value))
+            bytes.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    public mutating func writeEOF() { append("# EOF\n") }
+
+    public mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Backslash, newline and (in label values) double quote are the only escapes the formats have.
+    private mutating func appendEscaped(_ text: String, quotes: Bool) {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\"") where quotes: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
+            default: bytes.append(byte)
+            }
+        }
+    }
+}

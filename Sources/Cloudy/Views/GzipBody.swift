@@ -1,0 +1,87 @@
+import CZlib
+
+/// A gzip member whose deflate stream is left open at a byte boundary, so a small live tail
+/// (the `process_*` metrics) can be appended per scrape without compressing the big cached part
+/// again: the tail goes in a final *stored* block, and the trailer's CRC-32 is combined from
+/// the two parts. Compression happens once per refresh; a scrape costs a CRC of a few hundred bytes.
+public struct GzipBody: Sendable {
+    /// gzip header + deflate blocks of the cached text, ending with a sync flush (not final).
+    public let prefix: [UInt8]
+    public let crc: UInt32
+    public let length: Int
+
+    public init(compressing data: [UInt8], level: Int32 = 6) {
+        var out: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]
+        var stream = z_stream()
+        guard cloudy_deflate_init_raw(&stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
+        defer { deflateEnd(&stream) }
+        var input = data
+        let bound = Int(deflateBound(&stream, uLong(data.count))) + 16
+        var compressed = [UInt8](repeating: 0, count: bound)
+        let produced: Int = input.withUnsafeMutableBufferPointer { source in
+            compressed.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                let status = deflate(&stream, Z_SYNC_FLUSH)
+                precondition(status == Z_OK && stream.avail_in == 0, "zlib deflate failed: \(status)")
+                return target.count - Int(stream.avail_out)
+            }
+        }
+        out.append(contentsOf: compressed[0..<produced])
+        self.prefix = out
+        self.crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+        self.length = data.count
+    }
+
+    /// The bytes that complete the member after `prefix`: `tail` as stored blocks, the last one
+    /// final, then CRC-32 and length of the whole text.
+    public func suffix(appending tail: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(tail.count + 5 * (tail.count / 65535 + 1) + 8)
+        var start = 0
+        repeat {
+            let count = min(65535, tail.count - start)
+            let isLast = start + count == tail.count
+            out.append(isLast ? 0x01 : 0x00)
+            out.append(UInt8(count & 0xFF)); out.append(UInt8(count >> 8))
+            out.append(UInt8(~count & 0xFF)); out.append(UInt8((~count >> 8) & 0xFF))
+            out.append(contentsOf: tail[start..<start + count])
+            start += count
+        } while start < tail.count
+        let tailCRC = tail.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+        let combined = UInt32(crc32_combine(uLong(crc), uLong(tailCRC), off_t(tail.count)))
+        let total = UInt32(truncatingIfNeeded: length + tail.count)
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((combined >> UInt32(shift)) & 0xFF)) }
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((total >> UInt32(shift)) & 0xFF)) }
+        return out
+    }
+}
+
+/// Reads a gzip body back (the tests check what the server sends with it).
+public enum Gunzip {
+    public static func decompress(_ data: [UInt8]) -> [UInt8]? {
+        var stream = z_stream()
+        guard cloudy_inflate_init_gzip(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var input = data
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        return input.withUnsafeMutableBufferPointer { source -> [UInt8]? in
+            stream.next_in = source.baseAddress
+            stream.avail_in = uInt(source.count)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBufferPointer { target -> (Int32, Int) in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = uInt(target.count)
+                    let status = inflate(&stream, Z_NO_FLUSH)
+                    return (status, target.count - Int(stream.avail_out))
+                }
+                out.append(contentsOf: chunk[0..<produced])
+                if status == Z_STREAM_END { return stream.avail_in == 0 ? out : nil }
+                if status != Z_OK || (produced == 0 && stream.avail_in == 0) { return nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Cloudy
+import Foundation
+import Logging
+
+/// `cloudy_exporter`: parses the flags (exporter-toolkit names) and runs the application.
+@main
+struct CloudyExporter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloudy_exporter",
+        abstract: "Prometheus exporter for weather: current conditions and forecasts per place."
+    )
+
+    @Option(name: .customLong("config.file"), help: "Cloudy YAML config file (default: the embedded config).")
+    var configFile: String?
+
+    @Flag(name: .customLong("config.check"), help: "Validate the config, print what is wrong, exit 0 or 1.")
+    var configCheck = false
+
+    @Option(name: .customLong("web.listen-address"), help: "HOST:PORT to listen on; repeatable (default :10150).")
+    var listenAddresses: [String] = []
+
+    @Option(name: .customLong("web.telemetry-path"), help: "Path of the metrics page.")
+    var telemetryPath = "/metrics"
+
+    @Option(name: .customLong("log.level"), help: "debug, info, warn or error.")
+    var logLevel = "info"
+
+    @Option(name: .customLong("log.format"), help: "logfmt or json.")
+    var logFormat = "logfmt"
+
+    @Option(name: .customLong("storage.path"), help: "Directory for small state that must survive a restart.")
+    var storagePath = "./data"
+
+    @Flag(name: .customLong("version"), help: "Print version, revision and Swift version.")
+    var version = false
+
+    func validate() throws {
+        guard telemetryPath.hasPrefix("/"), !["/", "/healthz", "/readyz", "/-/healthy", "/-/ready", "/-/reload"].contains(telemetryPath) else {
+            throw ValidationError("--web.telemetry-path must start with / and not be one of Cloudy's other endpoints")
+        }
+        guard Self.level(logLevel) != nil else { throw ValidationError("--log.level must be debug, info, warn or error") }
+        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log.format must be logfmt or json") }
+        for address in listenAddresses where ListenAddress(address) == nil {
+            throw ValidationError("--web.listen-address \"\(address)\" is not HOST:PORT")
+        }
+    }
+
+    static func level(_ text: String) -> Logger.Level? {
+        switch text {
+        case "debug": return .debug
+        case "info": return .info
+        case "warn", "warning": return .warning
+        case "error": return .error
+        default: return nil
+        }
+    }
+
+    func run() async throws {
+        if version {
+            print("cloudy_exporter, version \(BuildInfo.version) (revision: \(BuildInfo.revision))")
+            print("  swift version: \(BuildInfo.swiftVersion)")
+            return
+        }
+        let options = ExporterOptions(
+            configFile: configFile,
+            listenAddresses: listenAddresses.isEmpty ? [ListenAddress(host: nil, port: 10150)] : listenAddresses.compactMap(ListenAddress.init),
+            telemetryPath: telemetryPath,
+            logLevel: Self.level(logLevel) ?? .info,
+            logFormat: LogFormat(rawValue: logFormat) ?? .logfmt,
+            storagePath: storagePath
+        )
+        if configCheck {
+            do {
+                let config = try options.loadConfig()
+                print("\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                return
+            } catch {
+                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        let format = options.logFormat
+        let level = options.logLevel
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, level: level) }
+        let logger = Logger(label: "cloudy_exporter")
+        let app: CloudyApplication
+        do {
+            app = try await CloudyApplication.build(options: options, logger: logger)
+        } catch let error as ConfigError {
+            logger.error("bad config; nothing started", metadata: ["error": "\(error.description)"])
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            logger.error("start-up failed", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+        try await app.run()
+    }
+}
