@@ -32,6 +32,9 @@ struct CloudyExporter: AsyncParsableCommand {
     @Option(name: .customLong("storage.path"), help: "Directory for small state that must survive a restart.")
     var storagePath = "./data"
 
+    @Option(name: .customLong("shard"), help: "INDEX/COUNT: own only the places whose stable name hash falls in this shard.")
+    var shard: String?
+
     @Flag(name: .customLong("version"), help: "Print version, revision and Swift version.")
     var version = false
 
@@ -41,6 +44,9 @@ struct CloudyExporter: AsyncParsableCommand {
         }
         guard Self.level(logLevel) != nil else { throw ValidationError("--log.level must be debug, info, warn or error") }
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log.format must be logfmt or json") }
+        if let shard, Shard(shard) == nil {
+            throw ValidationError("--shard \"\(shard)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
+        }
         for address in listenAddresses where ListenAddress(address) == nil {
             throw ValidationError("--web.listen-address \"\(address)\" is not HOST:PORT")
         }
@@ -68,7 +74,8 @@ struct CloudyExporter: AsyncParsableCommand {
             telemetryPath: telemetryPath,
             logLevel: Self.level(logLevel) ?? .info,
             logFormat: LogFormat(rawValue: logFormat) ?? .logfmt,
-            storagePath: storagePath
+            storagePath: storagePath,
+            shard: shard.flatMap(Shard.init)
         )
         if configCheck {
             do {

@@ -10,21 +10,27 @@ public struct ExporterOptions: Sendable {
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
     public var storagePath: String
+    /// `--shard`; nil leaves the config's `shard:` (default 0/1) in force.
+    public var shard: Shard?
 
     public init(configFile: String? = nil, listenAddresses: [ListenAddress] = [ListenAddress(host: nil, port: 10150)],
                 telemetryPath: String = "/metrics", logLevel: Logger.Level = .info, logFormat: LogFormat = .logfmt,
-                storagePath: String = "./data") {
+                storagePath: String = "./data", shard: Shard? = nil) {
         self.configFile = configFile
         self.listenAddresses = listenAddresses
         self.telemetryPath = telemetryPath
         self.logLevel = logLevel
         self.logFormat = logFormat
         self.storagePath = storagePath
+        self.shard = shard
     }
 
-    /// Reads the config these options point at (the embedded default when there is no file).
+    /// Reads the config these options point at (the embedded default when there is no file),
+    /// keeping only the places this replica's shard owns.
     public func loadConfig() throws(ConfigError) -> Config {
-        guard let configFile else { return ConfigLoader.loadDefault() }
-        return try ConfigLoader.load(file: configFile)
+        var config = try configFile.map { path throws(ConfigError) in try ConfigLoader.load(file: path) } ?? ConfigLoader.loadDefault()
+        if let shard { config.shard = shard }
+        config.places = config.places.filter { config.shard.owns($0.name) }
+        return config
     }
 }

@@ -8,6 +8,8 @@ public struct Config: Sendable, Equatable {
     public var units: UnitSettings
     public var forecast: ForecastSettings
     public var places: [Place]
+    /// The replica's share of `places` (`shard:`; `--shard` overrides it).
+    public var shard: Shard = .all
 
     public init(provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
                 refresh: RefreshSettings = .init(), units: UnitSettings = .init(), forecast: ForecastSettings = .init(),
@@ -25,6 +27,9 @@ public enum ProviderName: String, Sendable, CaseIterable {
     case openMeteo = "open-meteo"
     case openWeatherMap = "openweathermap"
     case metNorway = "met-norway"
+
+    /// The providers this build can fetch from.
+    public static let implemented: [ProviderName] = [.openMeteo]
 
     public var defaultURL: String {
         switch self {

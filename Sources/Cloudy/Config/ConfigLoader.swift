@@ -4,7 +4,7 @@ import Yams
 /// Reads `cloudy.yml` into a `Config`, strictly: unknown keys, wrong types, bad durations and
 /// out-of-range values are errors that name the field and its line, never silence.
 public enum ConfigLoader {
-    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "locations"]
+    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "locations", "shard"]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -36,6 +36,9 @@ public enum ConfigLoader {
         if let provider = try document.mapping("provider") {
             try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
+            guard ProviderName.implemented.contains(name) else {
+                throw provider.error("name", "\(name.rawValue) is not implemented yet; use open-meteo")
+            }
             config.provider = ProviderSettings(
                 name: name,
                 url: try provider.url("url"),
@@ -62,6 +65,10 @@ public enum ConfigLoader {
             if let hours = try forecast.int("hours", in: 0...383) { config.forecast.hours = hours }
         }
         config.places = try places(document, units: config.units)
+        if let text = try document.string("shard") {
+            guard let shard = Shard(text) else { throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT") }
+            config.shard = shard
+        }
         return config
     }
 

@@ -28,7 +28,7 @@ struct YAMLMapping {
     func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     func error(_ key: String, _ reason: String) -> ConfigError {
-        let line = pairs.first(where: { $0.key == key })?.value.mark?.line ?? node.mark?.line
+        let line = pairs.first(where: { $0.key == key })?.keyNode.mark?.line ?? node.mark?.line
         return ConfigError(file: file, line: line, field: fieldPath(key), reason: reason)
     }
 

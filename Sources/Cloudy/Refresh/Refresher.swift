@@ -27,11 +27,9 @@ public final class Refresher: @unchecked Sendable {
     }
 
     static func makeProvider(_ config: Config, client: CurlHTTPClient, telemetry: ExporterTelemetry) -> WeatherProvider {
-        switch config.provider.name {
-        case .openMeteo, .openWeatherMap, .metNorway:
-            return OpenMeteoProvider(baseURL: config.provider.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                                     client: client, recorder: telemetry)
-        }
+        // Config validation admits only `ProviderName.implemented`.
+        OpenMeteoProvider(baseURL: config.provider.url, forecast: config.forecast, timeout: config.refresh.timeout,
+                          client: client, recorder: telemetry)
     }
 
     public func start() {

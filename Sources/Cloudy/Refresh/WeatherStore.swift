@@ -94,7 +94,9 @@ public final class WeatherStore: Sendable {
     }
 
     /// Ready once every place has had a first attempt and at least one place succeeded.
+    /// A shard that owns no place has nothing to wait for and is ready at once.
     static func notReadyReason(_ statuses: [PlaceStatus]) -> String? {
+        if statuses.isEmpty { return nil }
         let waiting = statuses.filter { $0.lastAttempt == nil }.count
         if waiting > 0 {
             return "waiting for the first refresh of \(waiting) of \(statuses.count) places"

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+@testable import Cloudy
+
+final class ConfigLoaderTests: XCTestCase {
+    let directory = TestPaths.fixtures.appendingPathComponent("config")
+
+    func testGoodConfigReadsEveryKey() throws {
+        let path = directory.appendingPathComponent("good.yml").path
+        let config = try ConfigLoader.load(file: path)
+        XCTAssertEqual(config.provider.name, .openMeteo)
+        XCTAssertEqual(config.provider.url, "http://127.0.0.1:8080", "a trailing slash is dropped")
+        XCTAssertEqual(config.provider.userAgent, "cloudy-test/1.0 ops@example.org")
+        XCTAssertEqual(config.geocodingURL, "http://127.0.0.1:8081")
+        XCTAssertEqual(config.refresh, RefreshSettings(interval: 90, timeout: 2, staleAfter: 3600))
+        XCTAssertEqual(config.units, UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour], time: .h12))
+        XCTAssertEqual(config.forecast, ForecastSettings(days: 3, hours: 12))
+        XCTAssertEqual(config.shard, .all)
+        XCTAssertEqual(config.places.map(\.name), ["Brussels", "Springfield"])
+        XCTAssertEqual(config.places[0].units, config.units, "a place without override gets the global units")
+        XCTAssertEqual(config.places[1].latitude, 39.80172)
+        XCTAssertEqual(config.places[1].timezone, "America/Chicago")
+        XCTAssertEqual(config.places[1].units,
+                       UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour, .knots], time: .h12),
+                       "an override replaces only the units it names")
+    }
+
+    /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one
+    /// message Cloudy must give for it; the file name and line are checked too.
+    func testEveryInvalidConfigGivesItsExpectedMessage() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("invalid-") && $0.hasSuffix(".yml") }
+            .sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 10)
+        for file in files {
+            let path = directory.appendingPathComponent(file).path
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            guard let first = text.split(separator: "\n").first, first.hasPrefix("# expect: ") else {
+                XCTFail("\(file) has no '# expect:' line")
+                continue
+            }
+            let expected = path + ":" + first.dropFirst("# expect: ".count)
+            do {
+                _ = try ConfigLoader.load(file: path)
+                XCTFail("\(file) was accepted")
+            } catch {
+                XCTAssertEqual(error.description, expected, file)
+            }
+        }
+    }
+
+    func testEmbeddedDefaultHasFiveCitiesOnFiveContinents() throws {
+        let config = try ConfigLoader.parse(yaml: DefaultConfig.yaml, file: DefaultConfig.fileName)
+        XCTAssertEqual(config.places.map(\.name), ["Berlin", "New York", "Tokyo", "Sydney", "Cape Town"])
+        XCTAssertEqual(config.provider.url, "https://api.open-meteo.com")
+        XCTAssertEqual(config.refresh.interval, 600)
+    }
+
+    func testMissingFileIsAClearError() {
+        XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
+            XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file")
+        }
+    }
+
+    func testDurationsAreReadThePrometheusWay() {
+        XCTAssertEqual(PrometheusDuration.parse("30s"), 30)
+        XCTAssertEqual(PrometheusDuration.parse("10m"), 600)
+        XCTAssertEqual(PrometheusDuration.parse("1h30m"), 5400)
+        XCTAssertEqual(PrometheusDuration.parse("1d"), 86400)
+        XCTAssertEqual(PrometheusDuration.parse("1500ms"), 1.5)
+        XCTAssertEqual(PrometheusDuration.parse("0"), 0)
+        for bad in ["", "10", "m", "1m1h", "1.5m", "10 m", "-1s", "1x"] {
+            XCTAssertNil(PrometheusDuration.parse(bad), bad)
+        }
+        XCTAssertEqual(PrometheusDuration.format(5400), "1h30m")
+        XCTAssertEqual(PrometheusDuration.format(0.5), "500ms")
+    }
+
+    func testShardsCoverEveryPlaceExactlyOnce() {
+        let names = (0..<500).map { "Place \($0)" }
+        let shards = (0..<3).map { Shard(index: $0, count: 3) }
+        for name in names {
+            XCTAssertEqual(shards.filter { $0.owns(name) }.count, 1, name)
+        }
+        let sizes = shards.map { shard in names.filter(shard.owns).count }
+        XCTAssertTrue(sizes.allSatisfy { $0 > 120 }, "the hash spreads places evenly: \(sizes)")
+        XCTAssertEqual(Shard.hash("Brussels"), Shard.hash("Brussels"))
+        XCTAssertNil(Shard("1/1"))
+        XCTAssertNil(Shard("a/b"))
+        XCTAssertEqual(Shard("2/5"), Shard(index: 2, count: 5))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+
+/// Paths the tests share: fixtures inside the test target, the package root, the built binary.
+enum TestPaths {
+    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let fixtures = testsDirectory.appendingPathComponent("Fixtures")
+    static let packageRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: fixtures.appendingPathComponent(name))
+    }
+
+    static func fixtureBytes(_ name: String) throws -> [UInt8] {
+        Array(try fixture(name))
+    }
+
+    /// The `cloudy_exporter` built next to the test bundle (scripts/test builds it first).
+    static var exporterBinary: URL {
+        let candidates = [
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("cloudy_exporter"),
+            packageRoot.appendingPathComponent(".build/debug/cloudy_exporter"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+    }
+}
+
+/// Runs a program to completion and returns its exit status and output.
+@discardableResult
+func runProgram(_ path: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe(), inp = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = inp
+    try process.run()
+    if let input { inp.fileHandleForWriting.write(input) }
+    try inp.fileHandleForWriting.close()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+/// promtool from Debian's `prometheus` package; scripts/test installs it. A missing promtool
+/// fails the test rather than skipping it, so CI can never pass without the check.
+func promtoolPath() throws -> String {
+    for path in ["/usr/bin/promtool", "/usr/local/bin/promtool"] where FileManager.default.isExecutableFile(atPath: path) {
+        return path
+    }
+    XCTFail("promtool not found: install Debian's prometheus package (scripts/test does)")
+    throw XCTSkip("promtool missing")
+}
