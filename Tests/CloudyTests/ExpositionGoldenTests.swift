@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+@testable import Cloudy
+
+/// The `/metrics` body for a fixed state, compared byte for byte with files in
+/// `Fixtures/golden/`. Regenerate after a deliberate change with
+/// `CLOUDY_UPDATE_GOLDEN=1 swift test --filter ExpositionGoldenTests`, then read the diff.
+final class ExpositionGoldenTests: XCTestCase {
+    static let fetchedAt = 1781525760.0
+    let goldenDirectory = TestPaths.fixtures.appendingPathComponent("golden")
+
+    /// Three places decoded from the shared multi-place fixture plus one that never succeeded.
+    func fixedState(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> (Config, [PlaceStatus], ExporterTelemetry) {
+        let places = [
+            Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: units.0),
+            Place(name: "London", latitude: 51.5085, longitude: -0.1257, timezone: "Europe/London", units: units.1),
+            Place(name: "New York", latitude: 40.7143, longitude: -74.006, units: units.2),
+            Place(name: "Nowhere \"quoted\" \\ back\nslash", latitude: 0, longitude: 0, units: units.0),
+        ]
+        let body = try TestPaths.fixtureBytes("open-meteo-forecast-multi.json")
+        let snapshots = try OpenMeteoProvider.decode(body, places: Array(places.prefix(3)), forecast: ForecastSettings())
+            .map { try $0.get() }
+        var statuses = zip(places, snapshots).map { PlaceStatus(place: $0, snapshot: $1, lastSuccess: Self.fetchedAt, lastAttempt: Self.fetchedAt) }
+        statuses.append(PlaceStatus(place: places[3], lastAttempt: Self.fetchedAt, lastError: "open-meteo: HTTP 503"))
+        let telemetry = ExporterTelemetry(startedAt: 1781525000)
+        telemetry.recordUpstream(provider: .openMeteo, code: "200")
+        telemetry.recordUpstream(provider: .openMeteo, code: "200")
+        telemetry.recordUpstream(provider: .openMeteo, code: "timeout")
+        telemetry.recordRefresh(seconds: 0.2)
+        telemetry.recordRefresh(seconds: 3)
+        let config = Config(refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800), places: places)
+        return (config, statuses, telemetry)
+    }
+
+    func render(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> RenderedMetrics {
+        let (config, statuses, telemetry) = try fixedState(units: units)
+        return WeatherStore.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
+                                   now: Self.fetchedAt + 60).metrics
+    }
+
+    func compare(_ buffer: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let url = goldenDirectory.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: goldenDirectory, withIntermediateDirectories: true)
+            try Data(buffer).write(to: url)
+        }
+        let golden = try String(contentsOf: url, encoding: .utf8)
+        let actual = String(decoding: buffer, as: UTF8.self)
+        if actual != golden {
+            let goldenLines = golden.split(separator: "\n", omittingEmptySubsequences: false)
+            let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = Array(zip(goldenLines, actualLines)).firstIndex { $0 != $1 } ?? min(goldenLines.count, actualLines.count)
+            XCTFail("\(name) differs at line \(first + 1):\n golden: \(first < goldenLines.count ? goldenLines[first] : "<end>")\n actual: \(first < actualLines.count ? actualLines[first] : "<end>")\n(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)", file: file, line: line)
+        }
+    }
+
+    static let baseUnits = UnitSettings()
+
+    func testDefaultUnitsMatchGoldenAndPromtoolFindsNothing() throws {
+        let rendered = try render(units: (Self.baseUnits, Self.baseUnits, Self.baseUnits))
+        let text = Array(rendered.prometheus.readableBytesView)
+        try compare(text, golden: "metrics-base-units.prom")
+        let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text + RenderedMetrics.liveTail(.prometheus)))
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertEqual(result.stdout + result.stderr, "", "promtool must find nothing with base units")
+    }
+
+    func testOtherUnitsMatchGoldenAndPromtoolOnlyAsksForBaseUnits() throws {
+        let both = UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour, .knots])
+        let imperial = UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour])
+        let rendered = try render(units: (Self.baseUnits, both, imperial))
+        let text = Array(rendered.prometheus.readableBytesView)
+        try compare(text, golden: "metrics-mixed-units.prom")
+        try compare(Array(rendered.openMetrics.readableBytesView), golden: "metrics-mixed-units.openmetrics")
+        let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text))
+        let complaints = (result.stdout + result.stderr).split(separator: "\n")
+        XCTAssertFalse(complaints.isEmpty, "fahrenheit, km/h, mph and knots are not base units")
+        for complaint in complaints {
+            XCTAssertTrue(complaint.contains("use base unit"), String(complaint))
+        }
+    }
+
+    func testStaleWeatherDisappearsButHealthSeriesStay() throws {
+        var (config, statuses, telemetry) = try fixedState(units: (Self.baseUnits, Self.baseUnits, Self.baseUnits))
+        statuses[0].lastError = "open-meteo: timeout"
+        statuses[0].lastAttempt = Self.fetchedAt + 1801
+        statuses[1].lastSuccess = Self.fetchedAt + 1801
+        config.refresh.staleAfter = 1800
+        let text = String(buffer: WeatherStore.render(config: config, statuses: statuses, telemetry: telemetry,
+                                                     telemetryPath: "/metrics", now: Self.fetchedAt + 1801).metrics.prometheus)
+        XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"Berlin\"}"))
+        XCTAssertTrue(text.contains("weather_temperature_celsius{location=\"London\"} "), "a place whose last success is fresh keeps its series")
+        XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"New York\"}"))
+        XCTAssertTrue(text.contains("weather_up{location=\"Berlin\"} 0"))
+        XCTAssertTrue(text.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} 1781525760"))
+        XCTAssertTrue(text.contains("weather_location_info{location=\"Berlin\","))
+    }
+}
