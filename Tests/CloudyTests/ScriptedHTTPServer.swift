@@ -1,0 +1,76 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP server on 127.0.0.1 whose answers a test scripts per request: the peer the
+/// libcurl client is tested against (timeouts, caps, redirects, cut bodies).
+final class ScriptedHTTPServer: @unchecked Sendable {
+    enum Answer {
+        case respond(status: HTTPResponseStatus, headers: [(String, String)], body: [UInt8])
+        /// Sends the head and `sent` bytes but announces `announced`, then closes.
+        case cutShort(announced: Int, sent: [UInt8])
+        /// Never answers.
+        case hang
+    }
+
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private(set) var channel: Channel!
+    var port: Int { channel.localAddress!.port! }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(_ script: @escaping @Sendable (HTTPRequestHead) -> Answer) throws {
+        channel = try ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(script: script))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+    }
+
+    private var stopped = false
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let script: @Sendable (HTTPRequestHead) -> Answer
+        var head: HTTPRequestHead?
+
+        init(script: @escaping @Sendable (HTTPRequestHead) -> Answer) { self.script = script }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case let .head(head): self.head = head
+            case .body: break
+            case .end:
+                guard let head else { return }
+                switch script(head) {
+                case let .respond(status, headers, body):
+                    var httpHeaders = HTTPHeaders(headers)
+                    httpHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: httpHeaders))), promise: nil)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                case let .cutShort(announced, sent):
+                    let headers = HTTPHeaders([("Content-Length", String(announced))])
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                    let channel = context.channel
+                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: sent))))).whenComplete { _ in
+                        channel.close(promise: nil)
+                    }
+                case .hang:
+                    break
+                }
+            }
+        }
+    }
+}
