@@ -74,6 +74,12 @@ public final class CurlHTTPClient: Sendable {
         set(cloudy_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
         set(cloudy_curl_setopt_progress_callback(handle, curlProgress))
         set(cloudy_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata))
+        if let body = request.body {
+            set(cloudy_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            // COPYPOSTFIELDS copies the bytes (a terminating 0 keeps the pointer valid when empty).
+            var bytes = body + [0]
+            set(bytes.withUnsafeMutableBytes { cloudy_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+        }
         guard setup == CURLE_OK else {
             return .failure(HTTPClientError(.invalidRequest, String(cString: curl_easy_strerror(setup))))
         }

@@ -1,14 +1,18 @@
-/// One upstream GET. Headers are sent as given; the client adds its User-Agent.
+/// One upstream request: a GET, or a POST when it has a body. Headers are sent as given;
+/// the client adds its User-Agent.
 public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: [(name: String, value: String)]
     /// Seconds the whole exchange may take.
     public var timeout: Double
+    /// Sent as a POST body when not nil.
+    public var body: [UInt8]?
 
-    public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10) {
+    public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10, body: [UInt8]? = nil) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
+        self.body = body
     }
 }
 

@@ -1,0 +1,178 @@
+import Foundation
+import XCTest
+@testable import Cloudy
+
+/// The fake Open-Meteo (`Tests/Fakes/fake_weather.py`) as a child process on 127.0.0.1.
+final class FakeWeatherAPI {
+    let process = Process()
+    let port: Int
+    let client = CurlHTTPClient(userAgent: "cloudy-tests")
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(latencyMilliseconds: Int = 0) throws {
+        let script = TestPaths.packageRoot.appendingPathComponent("Tests/Fakes/fake_weather.py").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--port", "0", "--quiet", "--latency-ms", String(latencyMilliseconds)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line is "listening 127.0.0.1:PORT".
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let portText = text.split(separator: ":").last?.split(separator: "\n").first, let port = Int(portText) else {
+            process.terminate()
+            throw XCTSkip("fake weather API did not start: \(text)")
+        }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    @discardableResult
+    func control(_ path: String, _ json: String = "{}") throws -> String {
+        let response = try client.fetch(HTTPRequest(url: baseURL + "/-/" + path, headers: [("Content-Type", "application/json")],
+                                                     timeout: 5, body: Array(json.utf8))).get()
+        guard response.status == 200 else {
+            throw NSError(domain: "fake", code: response.status, userInfo: [NSLocalizedDescriptionKey: String(decoding: response.body, as: UTF8.self)])
+        }
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
+    /// The weather requests the fake has answered since the last reset.
+    func requests() throws -> [[String: Any]] {
+        let body = try client.fetch(HTTPRequest(url: baseURL + "/-/requests", timeout: 5)).get().body
+        let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        return json?["requests"] as? [[String: Any]] ?? []
+    }
+}
+
+/// The real `cloudy_exporter` binary, started with a config written for the test.
+final class ExporterProcess {
+    let process = Process()
+    let port: Int
+    let directory: URL
+    let logFile: URL
+    let configFile: URL
+    let client = CurlHTTPClient(userAgent: "cloudy-tests")
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(config: String, extraArguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        configFile = directory.appendingPathComponent("cloudy.yml")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        logFile = directory.appendingPathComponent("exporter.log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        port = try Self.freePort()
+        let binary = TestPaths.exporterBinary
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            XCTFail("\(binary.path) is missing: run `swift build` first (scripts/test does)")
+            throw XCTSkip("no binary")
+        }
+        process.executableURL = binary
+        process.arguments = ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)",
+                             "--storage.path", directory.appendingPathComponent("data").path] + extraArguments
+        let log = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    func get(_ path: String, headers: [(name: String, value: String)] = []) throws -> HTTPResponse {
+        try client.fetch(HTTPRequest(url: baseURL + path, headers: headers, timeout: 5)).get()
+    }
+
+    func post(_ path: String) throws -> HTTPResponse {
+        try client.fetch(HTTPRequest(url: baseURL + path, timeout: 5, body: [])).get()
+    }
+
+    /// Waits until `path` answers `status` (the server is up, or ready).
+    func waitFor(_ path: String, status: Int = 200, timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if case let .success(response) = client.fetch(HTTPRequest(url: baseURL + path, timeout: 1)), response.status == status {
+                return
+            }
+            guard process.isRunning else { throw Failure("exporter exited with \(process.terminationStatus):\n\(log)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw Failure("\(path) did not answer \(status) within \(timeout)s; log:\n\(log)")
+    }
+
+    /// `/metrics` parsed into `series → value`, e.g. `weather_up{location="Berlin"}` → 1.
+    func metrics() throws -> [String: Double] {
+        Exposition.parse(String(decoding: try get("/metrics").body, as: UTF8.self))
+    }
+
+    func terminate(signal: Int32 = SIGTERM) -> (status: Int32, seconds: Double) {
+        let started = Date()
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return (process.terminationStatus, Date().timeIntervalSince(started))
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reads exposition text back into series → value (comments skipped).
+enum Exposition {
+    static func parse(_ text: String) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            out[String(line[..<space])] = value
+        }
+        return out
+    }
+}
+
+/// Relative comparison at the harness's tolerance (1e-9).
+func XCTAssertClose(_ actual: Double?, _ expected: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    guard let actual else {
+        XCTFail("missing sample, expected \(expected) \(message)", file: file, line: line)
+        return
+    }
+    let tolerance = max(abs(expected) * 1e-9, 1e-12)
+    XCTAssertEqual(actual, expected, accuracy: tolerance, message, file: file, line: line)
+}

@@ -1,0 +1,612 @@
+#!/usr/bin/env python3
+"""Static checks of Cloudy's deployment files (run by scripts/check-deploy).
+
+Parses deploy/compose.yaml, every Kubernetes YAML, the Grafana provisioning and dashboard,
+the Dockerfile, the systemd unit and the Prometheus rules, and asserts that they agree with
+each other and with the product contract: ports, probes, mounts, and above all metric names
+(a typo in a dashboard or alert expression would silently show or fire nothing).
+
+Prints one line per check ("ok   …" or "FAIL …: reason") and exits 1 if any failed.
+Needs python3 and PyYAML; with promtool on PATH it also parses every dashboard query.
+"""
+import glob
+import itertools
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEPLOY = os.path.join(ROOT, "deploy")
+GRAFANA = os.path.join(ROOT, "grafana")
+PORT = 10150
+
+# ---- the contract's metric names (CONTRACT.md, "Metrics"); T and W are the unit families ----
+TEMPERATURE_UNITS = ["celsius", "fahrenheit"]
+WIND_UNITS = ["meters_per_second", "kilometers_per_hour", "miles_per_hour", "knots"]
+CONTRACT_METRICS = """
+weather_temperature_T weather_apparent_temperature_T weather_dew_point_T
+weather_relative_humidity_ratio weather_wind_speed_W weather_wind_gust_speed_W
+weather_wind_direction_degrees weather_pressure_msl_pascals weather_cloud_cover_ratio
+weather_precipitation_meters weather_uv_index weather_visibility_meters weather_is_day
+weather_condition_code weather_condition_info weather_observation_timestamp_seconds
+weather_forecast_daily_temperature_max_T weather_forecast_daily_temperature_min_T
+weather_forecast_daily_precipitation_sum_meters weather_forecast_daily_precipitation_probability_ratio
+weather_forecast_daily_wind_speed_max_W weather_forecast_daily_wind_gust_speed_max_W
+weather_forecast_daily_uv_index_max weather_forecast_daily_condition_code
+weather_forecast_daily_sunrise_timestamp_seconds weather_forecast_daily_sunset_timestamp_seconds
+weather_forecast_hourly_temperature_T weather_forecast_hourly_precipitation_probability_ratio
+weather_forecast_hourly_precipitation_meters weather_forecast_hourly_wind_speed_W
+weather_forecast_hourly_condition_code
+weather_location_info weather_up weather_last_success_timestamp_seconds weather_last_attempt_timestamp_seconds
+cloudy_exporter_build_info cloudy_exporter_refresh_interval_seconds cloudy_exporter_refresh_duration_seconds
+cloudy_exporter_upstream_requests_total cloudy_exporter_config_last_reload_successful
+cloudy_exporter_config_last_reload_success_timestamp_seconds
+""".split()
+HISTOGRAMS = {"cloudy_exporter_refresh_duration_seconds"}
+PROCESS_METRICS = ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
+                   "process_open_fds", "process_max_fds", "process_start_time_seconds"]
+# Series Prometheus itself writes for every scrape target.
+PROMETHEUS_SYNTHETIC = {"up"}
+
+
+def expand_units(name):
+    if name.endswith("_T"):
+        return [name[:-1] + u for u in TEMPERATURE_UNITS]
+    if name.endswith("_W"):
+        return [name[:-1] + u for u in WIND_UNITS]
+    return [name]
+
+
+def contract_names(names=CONTRACT_METRICS):
+    out = set(PROCESS_METRICS)
+    for name in names:
+        out.update(expand_units(name))
+    for h in HISTOGRAMS:
+        out.update({h + "_bucket", h + "_sum", h + "_count"})
+    return out
+
+
+def names_in_contract_file(path):
+    """Metric names written in CONTRACT.md's Metrics section, `..._x` expanded."""
+    text = open(path, encoding="utf-8").read()
+    section = text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
+    names, prefix = [], ""
+    for token in re.findall(r"`([^`]+)`", section):
+        token = re.split(r"[{\s]", token, maxsplit=1)[0]
+        if token.startswith("weather_forecast_daily_"):
+            prefix = "weather_forecast_daily_"
+        elif token.startswith("weather_forecast_hourly_"):
+            prefix = "weather_forecast_hourly_"
+        if token.startswith("..._"):
+            token = prefix + token[4:]
+        if re.fullmatch(r"(weather|cloudy_exporter)_[a-z_]+(_T|_W)?", token):
+            names.append(token)
+    return names
+
+
+# ---- PromQL: which metric names does an expression read? -----------------------------------
+KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless",
+            "offset", "atan2", "inf", "nan", "start", "end"}
+
+
+def metric_names(expr):
+    e = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`', '""', expr)   # strings
+    e = re.sub(r"#.*", "", e)                                                        # comments
+    e = re.sub(r"\{[^}]*\}", "", e)                                                  # label matchers
+    e = re.sub(r"\[[^\]]*\]", "", e)                                                 # ranges, subqueries
+    e = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", e)  # label lists
+    names = set()
+    for m in re.finditer(r"(?<![\w.:$])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?", e):
+        word, call = m.group(1), m.group(2)
+        if call or word.lower() in KEYWORDS:
+            continue
+        names.add(word)
+    return names
+
+
+def grafana_expansions(expr, variables):
+    """The expression once per combination of the unit variables' options."""
+    used = [v for v in variables if re.search(r"\$\{?%s\b" % re.escape(v), expr)]
+    for combo in itertools.product(*(variables[v] for v in used)):
+        e = expr
+        for name, value in zip(used, combo):
+            e = re.sub(r"\$\{%s(:[a-z]+)?\}|\$%s\b" % (name, name), value, e)
+        yield e
+
+
+# ---- the checker --------------------------------------------------------------------------
+class Checker:
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def check(self, name, fn):
+        try:
+            problems = fn() or []
+        except Exception as exc:  # a file that does not parse is a failed check, not a crash
+            problems = ["%s: %s" % (type(exc).__name__, exc)]
+        if problems:
+            self.failed += 1
+            print("FAIL %s: %s" % (name, "; ".join(problems)))
+        else:
+            self.passed += 1
+            print("ok   %s" % name)
+
+
+def load_yaml_docs(path):
+    with open(path, encoding="utf-8") as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def recording_rules():
+    names = set()
+    for path in glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "*.yml")):
+        for group in load_yaml_docs(path)[0]["groups"]:
+            names.update(r["record"] for r in group["rules"] if "record" in r)
+    return names
+
+
+def allowed_names():
+    return contract_names() | recording_rules() | PROMETHEUS_SYNTHETIC
+
+
+def flag_value(args, flag):
+    for i, a in enumerate(args):
+        if a.startswith(flag + "="):
+            return a.split("=", 1)[1]
+        if a == flag and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+# ---- compose -------------------------------------------------------------------------------
+def compose_mounts(service):
+    """container path -> host path (absolute) of a service's bind mounts."""
+    out = {}
+    for v in service.get("volumes", []):
+        if isinstance(v, dict):
+            src, dst = v.get("source"), v.get("target")
+        else:
+            parts = v.split(":")
+            src, dst = parts[0], parts[1]
+        if src and (src.startswith(".") or src.startswith("/")):
+            out[dst] = os.path.normpath(os.path.join(DEPLOY, src))
+    return out
+
+
+def mounted_host_path(mounts, container_path):
+    """Host path that a container path resolves to through the bind mounts (longest match)."""
+    for dst in sorted(mounts, key=len, reverse=True):
+        if container_path == dst:
+            return mounts[dst]
+        if container_path.startswith(dst.rstrip("/") + "/"):
+            return os.path.normpath(os.path.join(mounts[dst], os.path.relpath(container_path, dst)))
+    return None
+
+
+def check_compose():
+    problems = []
+    compose = load_yaml_docs(os.path.join(DEPLOY, "compose.yaml"))[0]
+    services = compose["services"]
+    for name in ("cloudy", "prometheus", "alertmanager", "grafana"):
+        if name not in services:
+            problems.append("no service %s" % name)
+    for name, s in services.items():
+        if not s.get("image"):
+            problems.append("service %s names no image" % name)
+        for host in compose_mounts(s).values():
+            if not os.path.exists(host):
+                problems.append("service %s mounts missing %s" % (name, rel(host)))
+    published = {"cloudy": PORT, "prometheus": 9090, "alertmanager": 9093, "grafana": 3000}
+    for name, port in published.items():
+        ports = [str(p).split(":")[-1].split("/")[0] for p in services.get(name, {}).get("ports", [])]
+        if str(port) not in ports:
+            problems.append("service %s does not publish %d" % (name, port))
+    cloudy = services.get("cloudy", {})
+    if cloudy.get("build"):
+        dockerfile = os.path.join(DEPLOY, cloudy["build"].get("context", "."), cloudy["build"].get("dockerfile", "Dockerfile"))
+        if not os.path.exists(dockerfile):
+            problems.append("cloudy build: no %s" % rel(dockerfile))
+    args = cloudy.get("command", [])
+    args = shlex.split(args) if isinstance(args, str) else args
+    config = flag_value(args, "--config.file")
+    host = config and mounted_host_path(compose_mounts(cloudy), config)
+    if not config or not host or not os.path.isfile(host):
+        problems.append("cloudy: --config.file %s is not a mounted file" % config)
+    # Prometheus: its config and the rule files it names are mounted.
+    prom = services.get("prometheus", {})
+    pargs = prom.get("command", [])
+    pconfig = flag_value(pargs, "--config.file") or "/etc/prometheus/prometheus.yml"
+    pmounts = compose_mounts(prom)
+    phost = mounted_host_path(pmounts, pconfig)
+    if not phost or os.path.realpath(phost) != os.path.realpath(os.path.join(DEPLOY, "prometheus", "prometheus.yml")):
+        problems.append("prometheus: %s is not deploy/prometheus/prometheus.yml" % pconfig)
+    else:
+        pcfg = load_yaml_docs(phost)[0]
+        want = set(glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "*.yml")))
+        got = set()
+        for pattern in pcfg.get("rule_files", []):
+            inside = pattern if pattern.startswith("/") else os.path.join(os.path.dirname(pconfig), pattern)
+            host_pattern = mounted_host_path(pmounts, inside)
+            got.update(os.path.normpath(p) for p in glob.glob(host_pattern or "/nonexistent"))
+        if want - got:
+            problems.append("prometheus does not load %s" % ", ".join(sorted(rel(p) for p in want - got)))
+        targets = [t for sc in pcfg.get("scrape_configs", []) if sc.get("job_name") == "cloudy"
+                   for st in sc.get("static_configs", []) for t in st.get("targets", [])]
+        if "cloudy:%d" % PORT not in targets:
+            problems.append("prometheus.yml: job cloudy does not scrape cloudy:%d" % PORT)
+    am = services.get("alertmanager", {})
+    amconfig = flag_value(am.get("command", []), "--config.file") or "/etc/alertmanager/alertmanager.yml"
+    amhost = mounted_host_path(compose_mounts(am), amconfig)
+    if not amhost or os.path.realpath(amhost) != os.path.realpath(os.path.join(DEPLOY, "alertmanager", "alertmanager.yml")):
+        problems.append("alertmanager: %s is not deploy/alertmanager/alertmanager.yml" % amconfig)
+    # Grafana: provisioning at /etc/grafana/provisioning, dashboards where the provider looks.
+    gmounts = compose_mounts(services.get("grafana", {}))
+    prov = mounted_host_path(gmounts, "/etc/grafana/provisioning")
+    if not prov or os.path.realpath(prov) != os.path.realpath(os.path.join(GRAFANA, "provisioning")):
+        problems.append("grafana: grafana/provisioning is not mounted at /etc/grafana/provisioning")
+    for path in glob.glob(os.path.join(GRAFANA, "provisioning", "dashboards", "*.y*ml")):
+        for provider in load_yaml_docs(path)[0].get("providers", []):
+            inside = provider.get("options", {}).get("path")
+            host = inside and mounted_host_path(gmounts, inside)
+            if not host or not glob.glob(os.path.join(host, "*.json")):
+                problems.append("grafana: provider %s path %s holds no mounted dashboard" % (provider.get("name"), inside))
+    return problems
+
+
+# ---- Kubernetes ----------------------------------------------------------------------------
+def kube_objects():
+    objs = []
+    for path in sorted(glob.glob(os.path.join(DEPLOY, "kubernetes", "*.y*ml"))):
+        for doc in load_yaml_docs(path):
+            doc["__file"] = os.path.basename(path)
+            objs.append(doc)
+    return objs
+
+
+def check_kubernetes():
+    problems = []
+    objs = kube_objects()
+    by_kind = {}
+    for o in objs:
+        if not o.get("kind") or not o.get("apiVersion"):
+            problems.append("%s: a document without kind/apiVersion" % o["__file"])
+            continue
+        by_kind.setdefault(o["kind"], []).append(o)
+    configmaps = {o["metadata"]["name"]: o for o in by_kind.get("ConfigMap", [])}
+    secrets = {o["metadata"]["name"]: o for o in by_kind.get("Secret", [])}
+    workloads = by_kind.get("Deployment", []) + by_kind.get("StatefulSet", [])
+    if not by_kind.get("Deployment"):
+        problems.append("no Deployment")
+    for w in workloads:
+        where = "%s %s (%s)" % (w["kind"], w["metadata"]["name"], w["__file"])
+        pod = w["spec"]["template"]
+        if w["spec"]["selector"]["matchLabels"].items() - pod["metadata"]["labels"].items():
+            problems.append("%s: selector does not match the pod labels" % where)
+        volumes = {v["name"]: v for v in pod["spec"].get("volumes", [])}
+        containers = pod["spec"]["containers"]
+        cloudy = next((c for c in containers if "cloudy" in c.get("image", "") or c["name"] == "cloudy"), None)
+        if cloudy is None:
+            problems.append("%s: no cloudy container" % where)
+            continue
+        for c in containers:
+            if not c.get("image"):
+                problems.append("%s: container %s names no image" % (where, c["name"]))
+        ports = {p.get("name"): p["containerPort"] for p in cloudy.get("ports", [])}
+        if ports.get("http-metrics") != PORT:
+            problems.append("%s: no container port http-metrics = %d" % (where, PORT))
+        for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+            get = cloudy.get(probe, {}).get("httpGet", {})
+            if get.get("path") != path or get.get("port") not in ("http-metrics", PORT):
+                problems.append("%s: %s is not GET %s on the container port" % (where, probe, path))
+        args = cloudy.get("args", [])
+        config_path = flag_value(args, "--config.file")
+        mounts = cloudy.get("volumeMounts", [])
+
+        def volume_file(path):
+            """(volume, key) that serves a file path through the container's mounts."""
+            for m in mounts:
+                mp = m["mountPath"].rstrip("/")
+                if m.get("subPath") and path == mp:
+                    return volumes.get(m["name"]), m["subPath"]
+                if not m.get("subPath") and path.startswith(mp + "/"):
+                    return volumes.get(m["name"]), path[len(mp) + 1:]
+            return None, None
+
+        vol, key = volume_file(config_path or "")
+        cm = vol and vol.get("configMap") and configmaps.get(vol["configMap"]["name"])
+        if not cm or key not in cm.get("data", {}):
+            problems.append("%s: --config.file %s is not a key of a ConfigMap mounted there" % (where, config_path))
+            continue
+        cfg = yaml.safe_load(cm["data"][key])
+        key_file = (cfg.get("provider") or {}).get("api_key_file")
+        if not key_file:
+            problems.append("%s: the ConfigMap's cloudy.yml sets no provider.api_key_file" % where)
+        else:
+            vol, skey = volume_file(key_file)
+            sec = vol and vol.get("secret") and secrets.get(vol["secret"]["secretName"])
+            if not sec or skey not in {**sec.get("data", {}), **sec.get("stringData", {})}:
+                problems.append("%s: api_key_file %s is not a key of a Secret mounted there" % (where, key_file))
+        if w["kind"] == "StatefulSet":
+            shard = flag_value(args, "--shard") or ""
+            env = {e["name"]: e for e in cloudy.get("env", [])}
+            field = env.get("POD_INDEX", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath", "")
+            if shard != "$(POD_INDEX)/%d" % w["spec"]["replicas"]:
+                problems.append("%s: --shard=%s does not match replicas %d" % (where, shard, w["spec"]["replicas"]))
+            if "apps.kubernetes.io/pod-index" not in field:
+                problems.append("%s: POD_INDEX is not the pod-index label" % where)
+    services = by_kind.get("Service", [])
+    if not services:
+        problems.append("no Service")
+    for s in services:
+        sel = s["spec"].get("selector", {})
+        if not any(sel.items() <= w["spec"]["template"]["metadata"]["labels"].items() for w in workloads):
+            problems.append("Service %s selects no pod" % s["metadata"]["name"])
+        if not any(p.get("port") == PORT and p.get("targetPort") in ("http-metrics", PORT) and p.get("name") == "http-metrics"
+                   for p in s["spec"].get("ports", [])):
+            problems.append("Service %s: no port http-metrics %d" % (s["metadata"]["name"], PORT))
+    for sm in by_kind.get("ServiceMonitor", []) or [None]:
+        if sm is None:
+            problems.append("no ServiceMonitor")
+            break
+        if sm["apiVersion"] != "monitoring.coreos.com/v1":
+            problems.append("ServiceMonitor apiVersion %s" % sm["apiVersion"])
+        sel = sm["spec"]["selector"].get("matchLabels", {})
+        matched = [s for s in services if sel.items() <= s["metadata"].get("labels", {}).items()]
+        if not matched:
+            problems.append("ServiceMonitor %s selects no Service" % sm["metadata"]["name"])
+        for ep in sm["spec"].get("endpoints", []):
+            if not all(any(p.get("name") == ep.get("port") for p in s["spec"]["ports"]) for s in matched):
+                problems.append("ServiceMonitor endpoint port %s is not a Service port" % ep.get("port"))
+        job_label = sm["spec"].get("jobLabel")
+        jobs = {s["metadata"]["labels"].get(job_label) if job_label else s["metadata"]["name"] for s in matched}
+        if jobs - {"cloudy"}:
+            problems.append("ServiceMonitor gives job=%s, the rules expect job=cloudy" % sorted(jobs))
+    kust = os.path.join(DEPLOY, "kubernetes", "kustomization.yaml")
+    if os.path.exists(kust):
+        for r in load_yaml_docs(kust)[0].get("resources", []):
+            if not os.path.exists(os.path.join(DEPLOY, "kubernetes", r)):
+                problems.append("kustomization: missing resource %s" % r)
+    return problems
+
+
+# ---- Grafana -------------------------------------------------------------------------------
+def dashboards():
+    return sorted(glob.glob(os.path.join(GRAFANA, "dashboards", "*.json")))
+
+
+def dashboard_variables(dash):
+    """name -> option values of the custom variables (query variables: a placeholder)."""
+    out = {}
+    for v in dash.get("templating", {}).get("list", []):
+        if v.get("type") == "custom":
+            out[v["name"]] = [o["value"] for o in v.get("options", [])] or v["query"].split(",")
+        else:
+            out[v["name"]] = ["Berlin"]
+    return out
+
+
+def dashboard_exprs(dash):
+    for p in dash["panels"]:
+        for sub in [p] + p.get("panels", []):
+            for t in sub.get("targets", []):
+                yield sub, t.get("expr", "")
+
+
+def check_grafana():
+    problems = []
+    uids = set()
+    for path in glob.glob(os.path.join(GRAFANA, "provisioning", "datasources", "*.y*ml")):
+        for ds in load_yaml_docs(path)[0].get("datasources", []):
+            if ds.get("type") == "prometheus":
+                uids.add(ds.get("uid"))
+    if not uids:
+        problems.append("no provisioned Prometheus datasource")
+    if not dashboards():
+        problems.append("no dashboard JSON in grafana/dashboards")
+    allowed_vars = {"place", "temperature_unit", "wind_unit"}
+    builtin = {"__rate_interval", "__range", "__interval"}
+    for path in dashboards():
+        dash = json.load(open(path, encoding="utf-8"))
+        name = os.path.basename(path)
+        variables = dashboard_variables(dash)
+        if set(variables) - allowed_vars:
+            problems.append("%s: variables other than %s: %s" % (name, sorted(allowed_vars), sorted(set(variables) - allowed_vars)))
+        place = next((v for v in dash["templating"]["list"] if v["name"] == "place"), None)
+        query = place and (place["query"]["query"] if isinstance(place["query"], dict) else place["query"])
+        if query != "label_values(weather_location_info, location)":
+            problems.append("%s: variable place is not label_values(weather_location_info, location)" % name)
+        ids = [p.get("id") for p in dash["panels"]]
+        if len(ids) != len(set(ids)):
+            problems.append("%s: duplicate panel ids" % name)
+        for p in dash["panels"]:
+            title = p.get("title", p.get("id"))
+            ds = p.get("datasource")
+            if not ds:
+                problems.append("%s: panel %r has no datasource" % (name, title))
+            elif isinstance(ds, dict) and ds.get("uid") not in uids:
+                problems.append("%s: panel %r uses datasource %s, not a provisioned one" % (name, title, ds.get("uid")))
+            targets = [t for t in p.get("targets", []) if t.get("expr", "").strip()]
+            if not targets:
+                problems.append("%s: panel %r has no target with an expr" % (name, title))
+            for t in p.get("targets", []):
+                if isinstance(t.get("datasource"), dict) and t["datasource"].get("uid") not in uids:
+                    problems.append("%s: panel %r target %s uses another datasource" % (name, title, t.get("refId")))
+        allowed = allowed_names()
+        for p, expr in dashboard_exprs(dash):
+            for var in re.findall(r"\$\{?(\w+)", expr):
+                if var not in variables and var not in builtin:
+                    problems.append("%s: panel %r uses unknown variable $%s" % (name, p.get("title"), var))
+            for e in grafana_expansions(expr, variables):
+                for metric in metric_names(e) - allowed:
+                    problems.append("%s: panel %r reads %s, not a contract metric nor a recording rule" % (name, p.get("title"), metric))
+    return sorted(set(problems))
+
+
+def check_grafana_promql():
+    """Every dashboard query, variables substituted, parses as PromQL (through promtool)."""
+    promtool = shutil.which("promtool")
+    if not promtool:
+        return ["promtool not on PATH"]
+    rules = []
+    for path in dashboards():
+        dash = json.load(open(path, encoding="utf-8"))
+        variables = dashboard_variables(dash)
+        variables["place"] = ["Berlin"]
+        for p, expr in dashboard_exprs(dash):
+            for e in grafana_expansions(expr, variables):
+                e = e.replace("$__rate_interval", "4m").replace("$__range", "1h").replace("$__interval", "1m")
+                rules.append({"record": "dashboard:query_%d" % len(rules), "expr": e,
+                              "labels": {"panel": str(p.get("title"))}})
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, f)
+    try:
+        run = subprocess.run([promtool, "check", "rules", f.name], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if run.returncode != 0:
+        return [line.strip() for line in (run.stdout + run.stderr).splitlines() if line.strip() and "Checking" not in line][:10]
+    return []
+
+
+# ---- Prometheus rules ------------------------------------------------------------------------
+def check_rule_metrics():
+    problems = []
+    allowed = allowed_names()
+    for path in sorted(glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "*.yml"))):
+        for group in load_yaml_docs(path)[0]["groups"]:
+            for r in group["rules"]:
+                for metric in metric_names(str(r["expr"])) - allowed:
+                    problems.append("%s %s reads %s" % (os.path.basename(path), r.get("alert") or r.get("record"), metric))
+                if "alert" in r:
+                    ann = r.get("annotations", {})
+                    if not r.get("labels", {}).get("severity"):
+                        problems.append("%s: no severity" % r["alert"])
+                    if not ann.get("summary") or not ann.get("description") or "$value" not in ann.get("description", ""):
+                        problems.append("%s: needs summary and a description with $value" % r["alert"])
+    # Weather alerts name the place.
+    for path in glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "cloudy-weather.rules.yml")):
+        for group in load_yaml_docs(path)[0]["groups"]:
+            for r in group["rules"]:
+                if "alert" in r and "$labels.location" not in r["annotations"]["summary"] + r["annotations"]["description"]:
+                    problems.append("%s does not name the place" % r["alert"])
+    return problems
+
+
+def contract_file():
+    """CONTRACT.md lives beside the repository (shared/design), not in it."""
+    candidates = [os.environ.get("CLOUDY_CONTRACT", ""),
+                  os.path.join(ROOT, "..", "shared", "design", "CONTRACT.md"),
+                  "/work/shared/design/CONTRACT.md"]
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def check_contract_list():
+    path = contract_file()
+    ours, theirs = contract_names(), contract_names(names_in_contract_file(path))
+    problems = []
+    if theirs - ours:
+        problems.append("CONTRACT.md names metrics this checker lacks: %s" % sorted(theirs - ours))
+    if ours - theirs:
+        problems.append("this checker names metrics CONTRACT.md lacks: %s" % sorted(ours - theirs))
+    return problems
+
+
+# ---- Dockerfile and systemd unit -------------------------------------------------------------
+def check_dockerfile():
+    problems = []
+    text = open(os.path.join(DEPLOY, "docker", "Dockerfile"), encoding="utf-8").read()
+    text = re.sub(r"\\\n", " ", text)
+    lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+    froms = [l for l in lines if l.upper().startswith("FROM ")]
+    if len(froms) < 2 or not froms[0].split()[1].startswith("swift:6.3-bookworm") or froms[-1].split()[1] != "debian:bookworm-slim":
+        problems.append("not a swift:6.3-bookworm build stage and a debian:bookworm-slim runtime: %s" % froms)
+    runtime = lines[lines.index(froms[-1]):] if froms else []
+    build = lines[:lines.index(froms[-1])] if froms else []
+    btext, rtext = " ".join(build), " ".join(runtime)
+    if "--static-swift-stdlib" not in btext or "libcurl4-openssl-dev" not in btext:
+        problems.append("build stage lacks libcurl4-openssl-dev or --static-swift-stdlib")
+    for pkg in ("libcurl4", "ca-certificates"):
+        if not re.search(r"apt-get install[^&]*\b%s\b" % pkg, rtext):
+            problems.append("runtime stage does not install %s" % pkg)
+    users = [l.split()[1] for l in runtime if l.upper().startswith("USER ")]
+    if not users or users[-1].split(":")[0] in ("root", "0"):
+        problems.append("runtime does not run as a non-root USER")
+    if not any(l.upper().startswith("EXPOSE ") and str(PORT) in l for l in runtime):
+        problems.append("no EXPOSE %d" % PORT)
+    health = [l for l in runtime if l.upper().startswith("HEALTHCHECK ")]
+    if not health or "/healthz" not in health[0]:
+        problems.append("no HEALTHCHECK on /healthz")
+    elif "curl" in health[0] and not re.search(r"apt-get install[^&]*\bcurl\b", rtext):
+        problems.append("HEALTHCHECK uses curl, which the runtime stage does not install")
+    if not os.path.exists(os.path.join(DEPLOY, "docker", "Dockerfile.dockerignore")):
+        problems.append("no deploy/docker/Dockerfile.dockerignore")
+    return problems
+
+
+def check_systemd_unit():
+    problems = []
+    text = open(os.path.join(DEPLOY, "systemd", "cloudy_exporter.service"), encoding="utf-8").read()
+    text = re.sub(r"\\\n\s*", " ", text)
+    settings = {}
+    for line in text.splitlines():
+        if "=" in line and not line.lstrip().startswith(("#", ";", "[")):
+            k, v = line.split("=", 1)
+            settings.setdefault(k.strip(), []).append(v.strip())
+    want = {"DynamicUser": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
+            "PrivateTmp": "yes", "PrivateDevices": "yes", "ProtectKernelTunables": "yes",
+            "ProtectKernelModules": "yes", "ProtectKernelLogs": "yes", "ProtectControlGroups": "yes",
+            "RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX", "RestrictNamespaces": "yes",
+            "LockPersonality": "yes", "MemoryDenyWriteExecute": "yes", "CapabilityBoundingSet": "",
+            "StateDirectory": "cloudy_exporter", "ExecReload": "/bin/kill -HUP $MAINPID",
+            "EnvironmentFile": "-/etc/default/cloudy_exporter"}
+    for k, v in want.items():
+        if v not in settings.get(k, []):
+            problems.append("%s=%s missing" % (k, v))
+    if "@system-service" not in settings.get("SystemCallFilter", []):
+        problems.append("SystemCallFilter=@system-service missing")
+    exec_start = (settings.get("ExecStart") or [""])[0].split()
+    if not exec_start or exec_start[0] != "/usr/local/bin/cloudy_exporter":
+        problems.append("ExecStart is not /usr/local/bin/cloudy_exporter")
+    for flag in ("--config.file=/etc/cloudy_exporter/cloudy.yml", "--storage.path=/var/lib/cloudy_exporter", "$ARGS"):
+        if flag not in exec_start:
+            problems.append("ExecStart lacks %s" % flag)
+    env = open(os.path.join(DEPLOY, "systemd", "cloudy_exporter.env"), encoding="utf-8").read()
+    keys = [l.split("=", 1)[0] for l in env.splitlines() if l.strip() and not l.startswith("#")]
+    if "ARGS" not in keys:
+        problems.append("cloudy_exporter.env sets no ARGS")
+    if any(not re.fullmatch(r"[A-Z_][A-Z0-9_]*", k) for k in keys):
+        problems.append("cloudy_exporter.env has a line that is not KEY=value")
+    return problems
+
+
+def main():
+    c = Checker()
+    c.check("compose.yaml: images, port %d, config, Prometheus rules, Alertmanager, Grafana mounts" % PORT, check_compose)
+    c.check("kubernetes: images, port, probes /healthz /readyz, ConfigMap and Secret mounts, Service, ServiceMonitor", check_kubernetes)
+    c.check("grafana: datasources, targets, variables, metric names from the contract", check_grafana)
+    c.check("grafana: every query parses as PromQL (promtool)", check_grafana_promql)
+    c.check("rules: metric names from the contract, severity, summary and description", check_rule_metrics)
+    if contract_file():
+        c.check("metric list of this checker matches CONTRACT.md", check_contract_list)
+    else:
+        print("skip metric list of this checker vs CONTRACT.md: not found (set CLOUDY_CONTRACT)")
+    c.check("Dockerfile: stages, packages, non-root user, EXPOSE, HEALTHCHECK", check_dockerfile)
+    c.check("systemd unit: hardening, paths, environment file", check_systemd_unit)
+    print("check_manifests: %d passed, %d failed" % (c.passed, c.failed))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
