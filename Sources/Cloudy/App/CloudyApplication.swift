@@ -23,6 +23,7 @@ public final class CloudyApplication: @unchecked Sendable {
     /// addresses (a taken port fails here too).
     public static func build(options: ExporterOptions, logger: Logger) async throws -> CloudyApplication {
         let config = try options.loadConfig()
+        raiseFileDescriptorLimit()
         let app = CloudyApplication(options: options, config: config, logger: logger)
         do {
             try await app.server.bind(options.listenAddresses)
@@ -102,6 +103,15 @@ public final class CloudyApplication: @unchecked Sendable {
         }
         source.resume()
         hangup = source
+    }
+
+    /// Lifts the soft limit on open files to the hard limit (as Go programs do), so a thousand
+    /// concurrent scrapers or slow clients cannot exhaust the default 1024 descriptors.
+    static func raiseFileDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Against a provider's public host, the interval is raised to its fair-use minimum;

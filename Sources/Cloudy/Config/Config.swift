@@ -45,12 +45,16 @@ public struct ProviderSettings: Sendable, Equatable {
     /// Base URL without a trailing slash.
     public var url: String
     public var apiKeyFile: String?
+    /// From `api_key_file`, else the `CLOUDY_API_KEY` environment variable; never printed.
+    public var apiKey: Secret?
     public var userAgent: String?
 
-    public init(name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, userAgent: String? = nil) {
+    public init(name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, apiKey: Secret? = nil,
+                userAgent: String? = nil) {
         self.name = name
         self.url = url ?? name.defaultURL
         self.apiKeyFile = apiKeyFile
+        self.apiKey = apiKey
         self.userAgent = userAgent
     }
 }

@@ -39,12 +39,17 @@ public enum ConfigLoader {
             guard ProviderName.implemented.contains(name) else {
                 throw provider.error("name", "\(name.rawValue) is not implemented yet; use open-meteo")
             }
+            let keyFile = try provider.string("api_key_file")
             config.provider = ProviderSettings(
                 name: name,
                 url: try provider.url("url"),
-                apiKeyFile: try provider.string("api_key_file"),
+                apiKeyFile: keyFile,
+                apiKey: try keyFile.map { path throws(ConfigError) in try readKey(path, provider) },
                 userAgent: try provider.string("user_agent")
             )
+        }
+        if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty {
+            config.provider.apiKey = Secret(key)
         }
         if let geocoding = try document.mapping("geocoding") {
             try geocoding.rejectUnknownKeys(["url"])
@@ -70,6 +75,19 @@ public enum ConfigLoader {
             config.shard = shard
         }
         return config
+    }
+
+    /// Reads a key file: its first line, trimmed. The message names the file, never the key.
+    private static func readKey(_ path: String, _ provider: YAMLMapping) throws(ConfigError) -> Secret {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw provider.error("api_key_file", "cannot read \(path)")
+        }
+        let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !key.isEmpty else { throw provider.error("api_key_file", "\(path) is empty") }
+        guard key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw provider.error("api_key_file", "\(path) holds characters an API key cannot have")
+        }
+        return Secret(key)
     }
 
     private static func places(_ document: YAMLMapping, units: UnitSettings) throws(ConfigError) -> [Place] {

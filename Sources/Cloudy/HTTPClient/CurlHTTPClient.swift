@@ -59,7 +59,7 @@ public final class CurlHTTPClient: Sendable {
         set(cloudy_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMs))
         set(cloudy_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(cloudy_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        set(cloudy_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1))
+        set(cloudy_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
         set(cloudy_curl_setopt_long(handle, CURLOPT_MAXREDIRS, maxRedirects))
         set(cloudy_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         set(cloudy_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))

@@ -7,6 +7,8 @@ public struct HTTPRequest: Sendable {
     public var timeout: Double
     /// Sent as a POST body when not nil.
     public var body: [UInt8]?
+    /// Off for requests that carry a key, so it never travels to another host.
+    public var followRedirects = true
 
     public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10, body: [UInt8]? = nil) {
         self.url = url

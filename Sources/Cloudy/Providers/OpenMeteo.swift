@@ -14,14 +14,17 @@ public final class OpenMeteoProvider: WeatherProvider {
     let recorder: UpstreamRecording
     /// Keeps the URL near 3 KB and each answer a few hundred KB, far inside the API's limits.
     public let placesPerRequest: Int
+    /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
+    let apiKey: Secret?
 
     public init(baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-                recorder: UpstreamRecording, placesPerRequest: Int = 100) {
+                recorder: UpstreamRecording, apiKey: Secret? = nil, placesPerRequest: Int = 100) {
         self.baseURL = baseURL
         self.forecast = forecast
         self.timeout = timeout
         self.client = client
         self.recorder = recorder
+        self.apiKey = apiKey
         self.placesPerRequest = placesPerRequest
     }
 
@@ -42,8 +45,16 @@ public final class OpenMeteoProvider: WeatherProvider {
         var start = 0
         while start < places.count {
             let batch = Array(places[start..<min(start + placesPerRequest, places.count)])
-            outcomes += fetchBatch(batch, logger: logger)
+            let results = fetchBatch(batch, logger: logger)
+            outcomes += results
             start += batch.count
+            // A rate limit covers every request: the rest of this refresh waits too.
+            if case let .failure(error)? = results.first, error.isRateLimit, start < places.count {
+                let skipped = WeatherFetchError("open-meteo: not asked: the provider asked to wait (\(error.message))",
+                                                retryAfter: error.retryAfter, isRateLimit: true)
+                outcomes += Array(repeating: .failure(skipped), count: places.count - start)
+                break
+            }
         }
         return outcomes
     }
@@ -70,6 +81,7 @@ public final class OpenMeteoProvider: WeatherProvider {
         let zones = places.map { $0.timezone ?? "auto" }
         query.append("timezone=" + (Set(zones) == ["auto"] ? "auto" : zones.joined(separator: ",")))
         query.append("timeformat=unixtime")
+        if let apiKey { query.append("apikey=" + apiKey.reveal) }
         return baseURL + "/v1/forecast?" + query.joined(separator: "&")
     }
 
@@ -86,20 +98,25 @@ public final class OpenMeteoProvider: WeatherProvider {
     }
 
     private func fetchBatch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        let request = HTTPRequest(url: url(for: places), headers: [("Accept", "application/json")], timeout: timeout)
+        var request = HTTPRequest(url: url(for: places), headers: [("Accept", "application/json")], timeout: timeout)
+        request.followRedirects = apiKey == nil
         logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
+        let outcomes: [Result<WeatherSnapshot, WeatherFetchError>]
         switch client.fetch(request) {
         case let .failure(error):
             recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            return Array(repeating: .failure(WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")), count: places.count)
-        case let .success(response):
+            outcomes = Array(repeating: .failure(WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")), count: places.count)
+        case let .success(response) where response.status != 200:
             recorder.recordUpstream(provider: name, code: String(response.status))
-            guard response.status == 200 else {
-                let failure = Self.httpError(response)
-                return Array(repeating: .failure(failure), count: places.count)
-            }
-            return Self.decode(response.body, places: places, forecast: forecast)
+            outcomes = Array(repeating: .failure(Self.httpError(response)), count: places.count)
+        case let .success(response):
+            outcomes = Self.decode(response.body, places: places, forecast: forecast)
+            // A 200 that decodes for no place at all is counted as a decode failure.
+            let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
+            recorder.recordUpstream(provider: name, code: decoded ? "200" : "decode")
         }
+        guard let apiKey else { return outcomes }
+        return outcomes.map { $0.mapError { WeatherFetchError(apiKey.scrub($0.message), retryAfter: $0.retryAfter, isRateLimit: $0.isRateLimit) } }
     }
 
     static func httpError(_ response: HTTPResponse) -> WeatherFetchError {
@@ -107,7 +124,8 @@ public final class OpenMeteoProvider: WeatherProvider {
         if let body = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: Data(response.body)), let reason = body.reason {
             message += ": " + String(reason.prefix(200))
         }
-        return WeatherFetchError(message, retryAfter: response.headers["retry-after"].flatMap { RetryAfter.seconds($0) })
+        return WeatherFetchError(message, retryAfter: response.headers["retry-after"].flatMap { RetryAfter.seconds($0) },
+                                 isRateLimit: response.status == 429)
     }
 
     /// Decodes an answer for `places` (an object for one place, an array in request order for
@@ -177,7 +195,7 @@ public final class OpenMeteoProvider: WeatherProvider {
         let units = OpenMeteoUnits(current: answer.current_units ?? [:])
         func value(_ key: String) -> Double? { current[key] ?? nil }
         let now = value("time")
-        let offset = answer.utc_offset_seconds ?? 0
+        let offset = answer.utc_offset_seconds.flatMap { abs($0) <= 18 * 3600 ? $0 : nil } ?? 0
         var snapshot = WeatherSnapshot(
             current: CurrentConditions(
                 observedAt: now,
@@ -221,9 +239,7 @@ public final class OpenMeteoProvider: WeatherProvider {
         let base = now.map { ($0 / 3600).rounded(.down) * 3600 } ?? times.first.flatMap { $0 }
         var steps: [HourlyForecast] = []
         for (index, time) in times.enumerated() {
-            guard let time, let base else { continue }
-            let ahead = Int(((time - base) / 3600).rounded(.down))
-            guard ahead >= 1, ahead <= hours else { continue }
+            guard let time, let base, let ahead = wholeNumber((time - base) / 3600), ahead >= 1, ahead <= hours else { continue }
             steps.append(HourlyForecast(
                 hoursAhead: ahead,
                 time: time,
@@ -245,12 +261,12 @@ public final class OpenMeteoProvider: WeatherProvider {
         }
         // Day 0 is the local calendar day of the observation (the API starts daily data at
         // local midnight today; counting by dates keeps that true whatever the answer holds).
-        func localDay(_ t: Double) -> Int { Int(((t + Double(offset)) / 86400).rounded(.down)) }
-        let today = now.map(localDay) ?? times.first.flatMap { $0 }.map(localDay)
+        func localDay(_ t: Double) -> Int? { wholeNumber((t + Double(offset)) / 86400) }
+        let today = now.flatMap(localDay) ?? times.first.flatMap { $0 }.flatMap(localDay)
         var steps: [DailyForecast] = []
         for (index, time) in times.enumerated() {
-            guard let time, let today else { continue }
-            let ahead = localDay(time) - today
+            guard let time, let today, let day = localDay(time) else { continue }
+            let ahead = day - today
             guard ahead >= 0, ahead < days else { continue }
             steps.append(DailyForecast(
                 daysAhead: ahead,
@@ -268,6 +284,13 @@ public final class OpenMeteoProvider: WeatherProvider {
             ))
         }
         return steps
+    }
+
+    /// `value` rounded down, or nil when it is not a number a clock or calendar could hold
+    /// (answers are untrusted: `Int(1e300)` would trap).
+    static func wholeNumber(_ value: Double) -> Int? {
+        guard value.isFinite, abs(value) < 1e12 else { return nil }
+        return Int(value.rounded(.down))
     }
 
     static func code(_ value: Double) -> Int? {

@@ -16,10 +16,13 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
     /// Seconds the provider asked us to wait (Retry-After), if it did.
     public var retryAfter: Double?
+    /// The provider refused for its rate limit (429): no more requests to it in this refresh.
+    public var isRateLimit: Bool
 
-    public init(_ message: String, retryAfter: Double? = nil) {
+    public init(_ message: String, retryAfter: Double? = nil, isRateLimit: Bool = false) {
         self.message = message
         self.retryAfter = retryAfter
+        self.isRateLimit = isRateLimit
     }
 
     public var description: String { message }

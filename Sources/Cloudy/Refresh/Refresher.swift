@@ -4,17 +4,21 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// Drives refreshes from a `DispatchSourceTimer` on a serial queue: the first at start-up,
-/// then every `refresh.interval`. A refresh runs on that queue, so a slow one can never overlap
-/// the next (Dispatch coalesces the ticks that fall due meanwhile); scrapes never wait on it.
+/// then every `refresh.interval` — later while the provider fails (`Backoff`). The timer is
+/// armed again only when a refresh has finished, so a slow refresh never overlaps the next;
+/// scrapes never wait on it. A second timer re-renders the page when a place's last good
+/// weather reaches `stale_after`, so stale series vanish on time even while refreshes wait.
 public final class Refresher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "cloudy.refresh")
     private let store: WeatherStore
     private let client: CurlHTTPClient
     private let logger: Logger
-    /// Touched only on `queue`.
+    // Touched only on `queue`:
     private var timer: DispatchSourceTimer?
+    private var staleTimer: DispatchSourceTimer?
+    private var running = false
     private var provider: WeatherProvider
-    private var interval: Double
+    private(set) var backoff: Backoff
     private let idle = DispatchGroup()
 
     public init(store: WeatherStore, client: CurlHTTPClient, logger: Logger) {
@@ -23,26 +27,34 @@ public final class Refresher: @unchecked Sendable {
         self.logger = logger
         let config = store.config
         provider = Self.makeProvider(config, client: client, telemetry: store.telemetry)
-        interval = config.refresh.interval
+        backoff = Backoff(interval: config.refresh.interval)
     }
 
     static func makeProvider(_ config: Config, client: CurlHTTPClient, telemetry: ExporterTelemetry) -> WeatherProvider {
         // Config validation admits only `ProviderName.implemented`.
         OpenMeteoProvider(baseURL: config.provider.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                          client: client, recorder: telemetry)
+                          client: client, recorder: telemetry, apiKey: config.provider.apiKey)
     }
 
     public func start() {
         queue.sync {
             self.client.resume()
-            self.scheduleTimer(firstIn: 0)
+            self.running = true
+            self.arm(at: 0)
         }
     }
 
-    /// Cancels the timer and aborts a refresh in flight, waiting for it at most `timeout` seconds.
-    public func stop(timeout: Double = 1) {
+    /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
+    /// (shutdown must not wait on a hung upstream).
+    public func stop(timeout: Double = 0.5) {
         client.cancelAll()
-        queue.async { self.timer?.cancel(); self.timer = nil }
+        queue.async {
+            self.running = false
+            self.timer?.cancel()
+            self.timer = nil
+            self.staleTimer?.cancel()
+            self.staleTimer = nil
+        }
         _ = idle.wait(timeout: .now() + timeout)
     }
 
@@ -51,22 +63,45 @@ public final class Refresher: @unchecked Sendable {
     public func apply(_ config: Config) {
         queue.async {
             self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry)
-            self.interval = config.refresh.interval
-            if self.timer != nil { self.scheduleTimer(firstIn: 0) }
+            self.backoff.interval = config.refresh.interval
+            self.backoff.bound = max(config.refresh.interval, 60)
+            if self.running { self.arm(at: max(0, self.backoff.notBefore - Date().timeIntervalSince1970)) }
         }
     }
 
-    /// Runs one refresh now on the refresh queue and returns when it is done (tests, reload).
+    /// Runs one refresh now on the refresh queue and returns when it is done.
     public func refreshNow() {
         queue.sync { self.refresh() }
     }
 
-    private func scheduleTimer(firstIn delay: Double) {
+    /// Arms the one-shot refresh timer `delay` seconds from now.
+    private func arm(at delay: Double) {
         timer?.cancel()
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + delay, repeating: interval, leeway: .milliseconds(Int(min(1000, interval * 50))))
-        timer.setEventHandler { [weak self] in self?.refresh() }
+        timer.schedule(deadline: .now() + max(0, delay), leeway: .milliseconds(Int(min(1000, backoff.interval * 50))))
+        timer.setEventHandler { [weak self] in
+            guard let self, self.running else { return }
+            let started = Date().timeIntervalSince1970
+            self.refresh()
+            if self.running { self.arm(at: self.backoff.nextRefresh(after: started) - Date().timeIntervalSince1970) }
+        }
         self.timer = timer
+        timer.resume()
+    }
+
+    /// Arms the re-render for the moment the next place's weather goes stale.
+    private func armStaleTimer() {
+        staleTimer?.cancel()
+        staleTimer = nil
+        guard running, let deadline = store.nextStaleDeadline() else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + max(0, deadline - Date().timeIntervalSince1970) + 0.01)
+        timer.setEventHandler { [weak self] in
+            guard let self, self.running else { return }
+            self.store.render(now: Date().timeIntervalSince1970)
+            self.armStaleTimer()
+        }
+        staleTimer = timer
         timer.resume()
     }
 
@@ -82,16 +117,28 @@ public final class Refresher: @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         store.telemetry.recordRefresh(seconds: seconds)
         store.render(now: now)
+        armStaleTimer()
 
-        var failed = 0
+        var failures: [WeatherFetchError] = []
         for (place, outcome) in zip(places, outcomes) {
             if case let .failure(error) = outcome {
-                failed += 1
+                failures.append(error)
                 logger.warning("place refresh failed", metadata: ["location": "\(place.name)", "reason": "\(error.message)"])
             }
         }
+        // Only a refresh that failed for every place says the provider itself is in trouble.
+        if failures.count == places.count {
+            let retryAfter = failures.compactMap(\.retryAfter).max()
+            backoff.recordFailure(now: now, retryAfter: retryAfter, jitter: Double.random(in: 0...1))
+            logger.info("provider failing; backing off", metadata: [
+                "consecutive_failures": "\(backoff.failures)",
+                "next_attempt_in_seconds": "\(SampleValue.format((backoff.nextRefresh(after: now) - now).rounded()))",
+            ])
+        } else {
+            backoff.recordSuccess()
+        }
         logger.info("refresh finished", metadata: [
-            "places_ok": "\(places.count - failed)", "places_failed": "\(failed)",
+            "places_ok": "\(places.count - failures.count)", "places_failed": "\(failures.count)",
             "duration_seconds": "\(SampleValue.format((seconds * 1000).rounded() / 1000))",
             "provider": "\(provider.name.rawValue)",
         ])

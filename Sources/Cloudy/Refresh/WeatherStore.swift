@@ -16,6 +16,7 @@ public final class WeatherStore: Sendable {
         var config: Config
         var statuses: [PlaceStatus]
         var rendered: Rendered
+        var renderedAt: Double
     }
 
     public let telemetry: ExporterTelemetry
@@ -27,7 +28,7 @@ public final class WeatherStore: Sendable {
         self.telemetryPath = telemetryPath
         let statuses = config.places.map { PlaceStatus(place: $0) }
         let rendered = Self.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: telemetryPath, now: now)
-        state = NIOLockedValueBox(State(config: config, statuses: statuses, rendered: rendered))
+        state = NIOLockedValueBox(State(config: config, statuses: statuses, rendered: rendered, renderedAt: now))
     }
 
     public var rendered: Rendered { state.withLockedValue { $0.rendered } }
@@ -72,12 +73,25 @@ public final class WeatherStore: Sendable {
         }
     }
 
+    /// The earliest moment a place whose weather is on the page goes stale (its last success
+    /// plus `stale_after`), if any.
+    public func nextStaleDeadline() -> Double? {
+        state.withLockedValue { state in
+            let staleAfter = state.config.refresh.staleAfter
+            return state.statuses.filter { $0.snapshot != nil }.compactMap { $0.lastSuccess.map { $0 + staleAfter } }
+                .filter { $0 > state.renderedAt }.min()
+        }
+    }
+
     /// Renders `/metrics`, `/` and readiness from the current state. Called after every refresh
     /// and reload, never per scrape.
     public func render(now: Double) {
         let (config, statuses) = state.withLockedValue { ($0.config, $0.statuses) }
         let rendered = Self.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: telemetryPath, now: now)
-        state.withLockedValue { $0.rendered = rendered }
+        state.withLockedValue {
+            $0.rendered = rendered
+            $0.renderedAt = now
+        }
     }
 
     static func render(config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double) -> Rendered {

@@ -11,11 +11,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxRequestBody = 64 * 1024
 
     private let routes: Routes
+    private let deadline: ConnectionDeadline
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
 
-    init(routes: Routes) {
+    init(routes: Routes, deadline: ConnectionDeadline) {
         self.routes = routes
+        self.deadline = deadline
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -28,6 +30,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head else { return }
             self.head = nil
+            deadline.requestReceived()
             handle(context: context, head: head)
         }
     }
@@ -75,27 +78,16 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
             }
         }
-        let done = context.writeAndFlushPromise()
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
-        if !keepAlive {
-            let channel = context.channel
-            done.futureResult.whenComplete { _ in channel.close(promise: nil) }
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            deadline.responseSent()
         } else {
-            context.fireUserInboundEventTriggered(event)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         context.close(promise: nil)
     }
-}
-
-extension ChannelHandlerContext {
-    func writeAndFlushPromise() -> EventLoopPromise<Void> { eventLoop.makePromise() }
 }

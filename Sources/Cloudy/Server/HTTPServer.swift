@@ -61,9 +61,10 @@ public final class HTTPServer: Service, @unchecked Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(allTimeout: .seconds(60)))
+                    let deadline = ConnectionDeadline()
+                    try sync.addHandler(deadline)
                     try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(HTTPRequestHandler(routes: routes))
+                    try sync.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline))
                 }
             }
     }
@@ -74,7 +75,7 @@ public final class HTTPServer: Service, @unchecked Sendable {
     }
 
     /// Stops accepting, lets in-flight requests finish (at most `grace` seconds), closes the rest.
-    public func shutdown(grace: TimeAmount = .milliseconds(1500)) async {
+    public func shutdown(grace: TimeAmount = .seconds(1)) async {
         let channels = self.channels
         self.channels = []
         await withTaskGroup(of: Void.self) { tasks in

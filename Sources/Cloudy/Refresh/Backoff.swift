@@ -1,0 +1,36 @@
+/// When the next refresh may run after the provider failed: the wait doubles with each refresh
+/// in a row that failed for every place (interval, 2×, 4×, … up to `bound`), with ±20 % jitter
+/// so that replicas do not retry in step, and never before a `Retry-After` the provider sent.
+public struct Backoff: Sendable, Equatable {
+    public var interval: Double
+    /// The longest wait: the larger of the interval and a minute, so a failing provider is
+    /// asked again soon after it recovers.
+    public var bound: Double
+    public private(set) var failures = 0
+    /// Unix seconds before which no request goes to the provider.
+    public private(set) var notBefore: Double = 0
+
+    public init(interval: Double) {
+        self.interval = interval
+        bound = max(interval, 60)
+    }
+
+    public mutating func recordSuccess() {
+        failures = 0
+        notBefore = 0
+    }
+
+    /// `jitter` is uniform in 0…1 (a parameter so tests can pin it).
+    public mutating func recordFailure(now: Double, retryAfter: Double?, jitter: Double) {
+        failures += 1
+        let exponential = min(bound, interval * Double(1 << min(failures - 1, 20)))
+        var wait = exponential * (0.8 + 0.4 * jitter)
+        if let retryAfter, retryAfter.isFinite { wait = max(wait, min(retryAfter, 86400)) }
+        notBefore = now + wait
+    }
+
+    /// When the refresh after one that started at `started` should run.
+    public func nextRefresh(after started: Double) -> Double {
+        max(started + interval, notBefore)
+    }
+}

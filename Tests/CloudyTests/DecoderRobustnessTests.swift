@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+@testable import Cloudy
+
+/// Thousands of damaged answers (bit flips, cuts, splices, deep nesting, absurd numbers) fed to
+/// the decoder: each gives a clean error or a valid snapshot, never a crash.
+final class DecoderRobustnessTests: XCTestCase {
+    /// A small deterministic generator, so a failure reproduces.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    let places = [
+        Place(name: "Berlin", latitude: 52.52, longitude: 13.41),
+        Place(name: "London", latitude: 51.5085, longitude: -0.1257),
+        Place(name: "New York", latitude: 40.7143, longitude: -74.006),
+    ]
+
+    func check(_ body: [UInt8], places: [Place], render: Bool = true) {
+        let outcomes = OpenMeteoProvider.decode(body, places: places, forecast: ForecastSettings())
+        XCTAssertEqual(outcomes.count, places.count)
+        for case let .success(snapshot) in outcomes {
+            XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
+            XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
+        }
+        // A snapshot that decoded must also render (rendering every one would only slow the test).
+        guard render else { return }
+        var page = MetricsPage()
+        for (place, outcome) in zip(places, outcomes) {
+            let status = PlaceStatus(place: place, snapshot: try? outcome.get(), lastSuccess: 1, lastAttempt: 1)
+            MetricsViewModel(status: status, units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),
+                             provider: .openMeteo, now: 1, staleAfter: 10).addSamples(to: &page)
+        }
+        _ = RenderedMetrics(page: page)
+    }
+
+    func testMutatedAnswersNeverCrash() throws {
+        let single = try TestPaths.fixtureBytes("open-meteo-forecast.json")
+        let multi = try TestPaths.fixtureBytes("open-meteo-forecast-multi.json")
+        var random = SplitMix(state: 20_261_122)
+        for round in 0..<3000 {
+            let (source, targets) = round % 2 == 0 ? (single, [places[0]]) : (multi, places)
+            var body = source
+            switch round % 5 {
+            case 0:  // bit flips
+                for _ in 0..<Int.random(in: 1...8, using: &random) {
+                    let index = Int.random(in: 0..<body.count, using: &random)
+                    body[index] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
+                }
+            case 1:  // cut short
+                body = Array(body.prefix(Int.random(in: 0..<body.count, using: &random)))
+            case 2:  // splice a piece of the answer somewhere else
+                let start = Int.random(in: 0..<body.count, using: &random)
+                let piece = body[start..<min(body.count, start + Int.random(in: 1...200, using: &random))]
+                body.insert(contentsOf: piece, at: Int.random(in: 0...body.count, using: &random))
+            case 3:  // digits replaced by absurd numbers
+                let text = String(decoding: body, as: UTF8.self)
+                let absurd = ["1e308", "-1e308", "1e999", "99999999999999999999", "-0", "0.0000000000000000001"]
+                body = Array(text.replacingOccurrences(of: "1781", with: absurd.randomElement(using: &random)!).utf8)
+            default:  // values swapped for other JSON types
+                let text = String(decoding: body, as: UTF8.self)
+                let other = ["null", "\"x\"", "[]", "{}", "true"]
+                body = Array(text.replacingOccurrences(of: "24.5", with: other.randomElement(using: &random)!).utf8)
+            }
+            check(body, places: targets, render: round % 25 == 0)
+        }
+    }
+
+    func testDeepNestingIsAnErrorNotAStackOverflow() {
+        for depth in [1000, 100_000] {
+            check(Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8), places: places)
+            check(Array((String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)).utf8), places: [places[0]])
+            let nestedCurrent = "{\"current\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+            check(Array(nestedCurrent.utf8), places: [places[0]])
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import NIOConcurrencyHelpers
+import XCTest
+@testable import Cloudy
+
+/// Answers collected from several threads.
+final class NIOLockedAnswers: Sendable {
+    private let box = NIOLockedValueBox<[String]>([])
+    func append(_ answer: String) { box.withLockedValue { $0.append(answer) } }
+    var all: [String] { box.withLockedValue { $0 } }
+}
+
+/// A bad afternoon at the weather API, hostile clients and hostile config, against the real
+/// binary: the process stays up, scrapes stay fast, only the affected places go down.
+final class ResilienceTests: XCTestCase {
+    var fake: FakeWeatherAPI!
+
+    override func setUpWithError() throws {
+        fake = try FakeWeatherAPI()
+    }
+
+    override func tearDown() {
+        fake.stop()
+    }
+
+    func config(interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m", provider extra: String = "",
+                places: [(String, Double, Double)] = [("Berlin", 52.52, 13.41), ("London", 51.5085, -0.1257), ("New York", 40.7143, -74.006)]) -> String {
+        var text = """
+        provider:
+          url: \(fake.baseURL)
+        \(extra)
+        refresh:
+          interval: \(interval)
+          timeout: \(timeout)
+          stale_after: \(staleAfter)
+        locations:
+
+        """
+        for (name, latitude, longitude) in places {
+            text += "  - name: \(name)\n    latitude: \(latitude)\n    longitude: \(longitude)\n"
+        }
+        return text
+    }
+
+    /// Polls `/metrics` until `condition` holds, recording the slowest scrape.
+    func waitForMetrics(_ exporter: ExporterProcess, timeout: Double = 10, slowest: inout Double,
+                        _ condition: ([String: Double]) -> Bool) throws -> [String: Double] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let started = Date()
+            let metrics = try exporter.metrics()
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            if condition(metrics) { return metrics }
+            guard Date() < deadline else { throw Failure("condition not met within \(timeout)s; log:\n\(exporter.log.suffix(3000))") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func up(_ metrics: [String: Double], _ place: String) -> Double? { metrics["weather_up{location=\"\(place)\"}"] }
+
+    /// Each fault once (count 1): the affected places go down and keep their last good values,
+    /// the others stay up, scrapes stay fast, and everything recovers with the next answer.
+    func testEveryUpstreamFaultLeavesTheExporterServing() throws {
+        let exporter = try ExporterProcess(config: config())
+        try exporter.waitFor("/readyz")
+        let everyPlace = ["Berlin", "London", "New York"]
+        let faults: [(json: String, down: [String])] = [
+            ("{\"mode\":\"hang\"}", everyPlace),
+            ("{\"mode\":\"slow\",\"delay_ms\":100}", everyPlace),
+            ("{\"mode\":\"status\",\"status\":500}", everyPlace),
+            ("{\"mode\":\"status\",\"status\":503}", everyPlace),
+            ("{\"mode\":\"status\",\"status\":429,\"retry_after\":1}", everyPlace),
+            ("{\"mode\":\"malformed_json\"}", everyPlace),
+            ("{\"mode\":\"truncated\"}", everyPlace),
+            ("{\"mode\":\"empty\"}", everyPlace),
+            ("{\"mode\":\"html\"}", everyPlace),
+            ("{\"mode\":\"huge\",\"bytes\":67108864}", everyPlace),
+            ("{\"mode\":\"missing_section\",\"section\":\"current\"}", everyPlace),
+            ("{\"mode\":\"missing_section\",\"section\":\"daily\",\"place\":2}", ["New York"]),
+            ("{\"mode\":\"wrong_count\"}", everyPlace),
+            ("{\"mode\":\"bad_entry\",\"place\":1}", ["London"]),
+        ]
+        var slowest = 0.0
+        for fault in faults {
+            let json = String(fault.json.dropLast()) + ",\"count\":1}"
+            try fake.control("fault", json)
+            let during = try waitForMetrics(exporter, slowest: &slowest) { metrics in
+                fault.down.allSatisfy { self.up(metrics, $0) == 0 }
+            }
+            for place in everyPlace {
+                let expected: Double = fault.down.contains(place) ? 0 : 1
+                XCTAssertEqual(up(during, place), expected, "\(fault.json): weather_up of \(place)")
+            }
+            XCTAssertEqual(during["weather_temperature_celsius{location=\"Berlin\"}"], 24.5, "\(fault.json): last good value kept")
+            _ = try waitForMetrics(exporter, slowest: &slowest) { metrics in everyPlace.allSatisfy { self.up(metrics, $0) == 1 } }
+        }
+        XCTAssertTrue(exporter.process.isRunning)
+        XCTAssertLessThan(slowest, 0.5, "a scrape never waits on the weather API")
+        let metrics = try exporter.metrics()
+        for code in ["timeout", "500", "503", "429", "decode", "truncated", "too_large"] {
+            XCTAssertGreaterThanOrEqual(metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"\(code)\"}"] ?? 0, 1, code)
+        }
+    }
+
+    func testNullsAreAbsentSamplesAndThePlaceStaysUp() throws {
+        let exporter = try ExporterProcess(config: config(interval: "1h"))
+        try fake.control("fault", "{\"mode\":\"nulls\"}")
+        try exporter.waitFor("/readyz")
+        let metrics = try exporter.metrics()
+        XCTAssertEqual(up(metrics, "Berlin"), 1)
+        XCTAssertNil(metrics["weather_temperature_celsius{location=\"Berlin\"}"])
+        XCTAssertNil(metrics["weather_forecast_daily_temperature_max_celsius{location=\"Berlin\",day=\"0\"}"])
+        XCTAssertFalse(metrics.keys.contains { $0.hasPrefix("weather_temperature") || $0.hasPrefix("weather_forecast") }, "null is never 0")
+    }
+
+    func testStaleWeatherDisappearsButHealthSeriesRemain() throws {
+        let exporter = try ExporterProcess(config: config(staleAfter: "3s"))
+        try exporter.waitFor("/readyz")
+        try fake.control("fault", "{\"mode\":\"status\",\"status\":500}")
+        var slowest = 0.0
+        let failing = try waitForMetrics(exporter, slowest: &slowest) { self.up($0, "Berlin") == 0 }
+        XCTAssertEqual(failing["weather_temperature_celsius{location=\"Berlin\"}"], 24.5, "kept until stale_after")
+        let stale = try waitForMetrics(exporter, timeout: 8, slowest: &slowest) { $0["weather_temperature_celsius{location=\"Berlin\"}"] == nil }
+        XCTAssertEqual(up(stale, "Berlin"), 0)
+        XCTAssertNotNil(stale["weather_last_success_timestamp_seconds{location=\"Berlin\"}"])
+        XCTAssertNotNil(stale.keys.first { $0.hasPrefix("weather_location_info{location=\"Berlin\"") })
+        XCTAssertFalse(stale.keys.contains { $0.hasPrefix("weather_forecast") }, "every weather series goes")
+    }
+
+    func testRetryAfterIsHonouredAndFailuresBackOff() throws {
+        let exporter = try ExporterProcess(config: config())
+        try exporter.waitFor("/readyz")
+        try fake.control("reset")
+        try fake.control("fault", "{\"mode\":\"status\",\"status\":429,\"retry_after\":4,\"count\":1}")
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(try fake.requests().count, 1, "after a 429 with Retry-After: 4, no request for 4 s")
+        Thread.sleep(forTimeInterval: 2.5)
+        XCTAssertGreaterThanOrEqual(try fake.requests().count, 2, "and then it asks again")
+
+        try fake.control("reset")
+        try fake.control("fault", "{\"mode\":\"status\",\"status\":503}")
+        Thread.sleep(forTimeInterval: 8)
+        let attempts = try fake.requests().count
+        XCTAssertGreaterThanOrEqual(attempts, 2)
+        XCTAssertLessThanOrEqual(attempts, 5, "waits of 1, 2, 4 s (±20 %) instead of one request a second")
+        try fake.control("fault", "{\"mode\":\"ok\"}")
+    }
+
+    func testAPIKeyNeverLeaks() throws {
+        let key = "PLANTED-KEY-7f3a9c1e5b"
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-key-\(UUID().uuidString)")
+        try "\(key)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        // The provider echoes the key in its error, as some do; Cloudy must still not repeat it.
+        try fake.control("fault", "{\"mode\":\"status\",\"status\":400,\"body\":\"{\\\"error\\\":true,\\\"reason\\\":\\\"The supplied API key \(key) is invalid.\\\"}\",\"count\":2}")
+        let exporter = try ExporterProcess(config: config(provider: "  api_key_file: \(keyFile.path)"), extraArguments: ["--log.level", "debug"])
+        try exporter.waitFor("/healthz")
+        var slowest = 0.0
+        _ = try waitForMetrics(exporter, slowest: &slowest) { self.up($0, "Berlin") == 1 }
+        let query = try XCTUnwrap(try fake.requests().first?["query"] as? [String: String])
+        XCTAssertEqual(query["apikey"], key, "the key does reach the provider")
+        var everything = exporter.log
+        for path in ["/metrics", "/", "/readyz", "/healthz", "/nope"] {
+            everything += String(decoding: try exporter.get(path).body, as: UTF8.self)
+        }
+        XCTAssertTrue(exporter.log.contains("The supplied API key <redacted> is invalid."), exporter.log)
+        XCTAssertFalse(everything.contains(key), "the key appears nowhere")
+        XCTAssertFalse(everything.contains("7f3a9c1e5b"))
+    }
+
+    func testHostilePlaceNamesStayValidAndEscaped() throws {
+        let names = ["Quote \\\"q\\\"", "Back\\\\slash", "New\\nline", "<script>alert(1)</script>", "☁️ Wolkig 🌧",
+                     String(repeating: "x", count: 300)]
+        var yaml = config(interval: "1h", places: [])
+        for (index, name) in names.enumerated() {
+            yaml += "  - name: \"\(name)\"\n    latitude: \(10 + index)\n    longitude: 10\n"
+        }
+        let exporter = try ExporterProcess(config: yaml)
+        try exporter.waitFor("/readyz")
+        let body = try exporter.get("/metrics").body
+        let check = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(body))
+        XCTAssertEqual(check.stdout + check.stderr, "", "promtool finds nothing")
+        XCTAssertEqual(check.status, 0)
+        let text = String(decoding: body, as: UTF8.self)
+        XCTAssertTrue(text.contains("weather_up{location=\"Quote \\\"q\\\"\"} 1"))
+        XCTAssertTrue(text.contains("weather_up{location=\"New\\nline\"} 1"))
+        XCTAssertTrue(text.contains("weather_up{location=\"☁️ Wolkig 🌧\"} 1"))
+        let html = String(decoding: try exporter.get("/").body, as: UTF8.self)
+        XCTAssertFalse(html.contains("<script>alert"))
+        XCTAssertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        XCTAssertTrue(html.contains("Quote &quot;q&quot;"))
+
+        let refused = config(interval: "1h", places: []) + "  - name: \"Bell\\a\"\n    latitude: 1\n    longitude: 1\n"
+        try refused.write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        let result = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", exporter.configFile.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("locations[0].name: contains the control character U+0007"), result.stderr)
+    }
+
+    /// Scrapes racing the signal either complete whole or are refused; none is cut mid-answer.
+    func testSIGTERMWhileARefreshHangsExitsZeroWithinTwoSeconds() throws {
+        let exporter = try ExporterProcess(config: config(interval: "1s", timeout: "30s"))
+        try exporter.waitFor("/readyz")
+        try fake.control("fault", "{\"mode\":\"hang\"}")
+        Thread.sleep(forTimeInterval: 1.5)  // the next refresh is now stuck upstream
+        let idle = try RawConnection(port: exporter.port)
+        idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answers = NIOLockedAnswers()
+        let group = DispatchGroup()
+        let port = exporter.port
+        for index in 0..<20 {
+            DispatchQueue.global().async(group: group) {
+                Thread.sleep(forTimeInterval: Double(index) * 0.002)
+                guard let scrape = try? RawConnection(port: port) else { return answers.append("refused") }
+                scrape.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                answers.append(scrape.readUntilClosed().text)
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+        let result = exporter.terminate()
+        group.wait()
+        XCTAssertEqual(result.status, 0, exporter.log)
+        XCTAssertLessThan(result.seconds, 2)
+        XCTAssertTrue(idle.readUntilClosed().closed, "idle keep-alive connections are closed")
+        for answer in answers.all where !answer.isEmpty && answer != "refused" {
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200 OK"), String(answer.prefix(100)))
+            let parts = answer.components(separatedBy: "\r\n\r\n")
+            let length = parts[0].split(separator: "\r\n").first { $0.hasPrefix("Content-Length: ") }.flatMap { Int($0.dropFirst(16)) }
+            XCTAssertEqual(length, parts.dropFirst().joined(separator: "\r\n\r\n").utf8.count, "a whole answer")
+        }
+        XCTAssertTrue(answers.all.contains { $0.hasPrefix("HTTP/1.1 200 OK") }, "some scrapes were in flight")
+    }
+
+    func testSIGHUPReloadsAndABadConfigKeepsTheOldOne() throws {
+        let exporter = try ExporterProcess(config: config(interval: "1h"))
+        try exporter.waitFor("/readyz")
+        try config(interval: "1h", places: [("Oslo", 59.91, 10.75)]).write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        kill(exporter.process.processIdentifier, SIGHUP)
+        var slowest = 0.0
+        let reloaded = try waitForMetrics(exporter, slowest: &slowest) { self.up($0, "Oslo") == 1 }
+        XCTAssertNil(up(reloaded, "Berlin"))
+        try "refresh: {interval: soon}\n".write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        kill(exporter.process.processIdentifier, SIGHUP)
+        let refused = try waitForMetrics(exporter, slowest: &slowest) { $0["cloudy_exporter_config_last_reload_successful"] == 0 }
+        XCTAssertEqual(up(refused, "Oslo"), 1)
+        XCTAssertTrue(exporter.log.contains("config reload refused"), exporter.log)
+        XCTAssertTrue(exporter.log.contains("refresh.interval: \\\"soon\\\" is not a duration"), exporter.log)
+    }
+
+    func testHostileClientsDoNotHurtTheServer() throws {
+        let exporter = try ExporterProcess(config: config(interval: "1h"))
+        try exporter.waitFor("/readyz")
+
+        let huge = try RawConnection(port: exporter.port)
+        huge.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
+        let hugeAnswer = huge.readUntilClosed()
+        XCTAssertTrue(hugeAnswer.text.hasPrefix("HTTP/1.1 431") || hugeAnswer.text.hasPrefix("HTTP/1.1 400"), hugeAnswer.text)
+        XCTAssertTrue(hugeAnswer.closed)
+
+        let longLine = try RawConnection(port: exporter.port)
+        longLine.send("GET /\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let longAnswer = longLine.readUntilClosed()
+        XCTAssertTrue(longAnswer.text.hasPrefix("HTTP/1.1 431") || longAnswer.text.hasPrefix("HTTP/1.1 400") || longAnswer.text.hasPrefix("HTTP/1.1 414"), longAnswer.text)
+
+        let garbage = try RawConnection(port: exporter.port)
+        garbage.send([0x00, 0x01, 0xFF, 0xFE] + Array("\r\n\r\nnot http at all\r\n\r\n".utf8))
+        XCTAssertTrue(garbage.readUntilClosed().closed, "garbage closes the connection")
+
+        // A thousand connections held open at once: the server still answers.
+        var held: [RawConnection] = []
+        for _ in 0..<1000 { held.append(try RawConnection(port: exporter.port)) }
+        let started = Date()
+        XCTAssertEqual(try exporter.get("/metrics").status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        held.removeAll()
+        XCTAssertTrue(exporter.process.isRunning)
+        XCTAssertEqual(try exporter.get("/healthz").status, 200)
+    }
+}
