@@ -80,10 +80,11 @@ public final class CloudyApplication: @unchecked Sendable {
         let now = Date().timeIntervalSince1970
         do {
             let config = Self.clampInterval(try options.loadConfig(), logger: logger)
+            let previous = store.config
             store.replaceConfig(config)
             store.telemetry.recordReload(successful: true, at: now)
             store.render(now: now)
-            refresher.apply(config)
+            refresher.apply(config, previous: previous)
             logger.info("config reloaded", metadata: ["places": "\(config.places.count)"])
             return nil
         } catch {

@@ -116,7 +116,7 @@ public enum ConfigLoader {
                 throw entry.error("longitude", "is required (decimal degrees, -180 to 180)")
             }
             let timezone = try entry.string("timezone")
-            if let timezone, !isPlausibleTimeZone(timezone) {
+            if let timezone, !isPlausibleTimeZone(timezone) || TimeZone(identifier: timezone) == nil {
                 throw entry.error("timezone", "\"\(timezone)\" is not an IANA time zone name such as Europe/Brussels")
             }
             var placeUnits = units

@@ -1,18 +1,18 @@
 /// When the next refresh may run after the provider failed: the wait doubles with each refresh
 /// in a row that failed for every place (interval, 2×, 4×, … up to `bound`), with ±20 % jitter
 /// so that replicas do not retry in step, and never before a `Retry-After` the provider sent.
+/// One success returns to the plain interval.
 public struct Backoff: Sendable, Equatable {
     public var interval: Double
-    /// The longest wait: the larger of the interval and a minute, so a failing provider is
-    /// asked again soon after it recovers.
-    public var bound: Double
+    /// The longest wait: four intervals, but at least a minute — long enough to spare a
+    /// struggling provider, short enough to notice its recovery within a few intervals.
+    public var bound: Double { max(4 * interval, 60) }
     public private(set) var failures = 0
     /// Unix seconds before which no request goes to the provider.
     public private(set) var notBefore: Double = 0
 
     public init(interval: Double) {
         self.interval = interval
-        bound = max(interval, 60)
     }
 
     public mutating func recordSuccess() {

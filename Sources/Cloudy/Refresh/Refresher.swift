@@ -17,6 +17,7 @@ public final class Refresher: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var staleTimer: DispatchSourceTimer?
     private var running = false
+    private var lastStarted = 0.0
     private var provider: WeatherProvider
     private(set) var backoff: Backoff
     private let idle = DispatchGroup()
@@ -58,14 +59,23 @@ public final class Refresher: @unchecked Sendable {
         _ = idle.wait(timeout: .now() + timeout)
     }
 
-    /// Applies a new config (after a reload): new provider settings and interval, and an
-    /// immediate refresh so added places appear without waiting a whole interval.
-    public func apply(_ config: Config) {
+    /// Applies a new config (after a reload): new provider settings and interval. When the
+    /// reload added places or changed what is fetched, a refresh runs at once (backoff and
+    /// Retry-After permitting) so the new places appear without waiting a whole interval; a
+    /// reload that changed neither keeps the schedule, so reloading is no way around fair use.
+    public func apply(_ config: Config, previous: Config) {
         queue.async {
             self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry)
             self.backoff.interval = config.refresh.interval
-            self.backoff.bound = max(config.refresh.interval, 60)
-            if self.running { self.arm(at: max(0, self.backoff.notBefore - Date().timeIntervalSince1970)) }
+            let known = Set(previous.places.map(\.name))
+            let fetchChanged = config.provider != previous.provider || config.forecast != previous.forecast
+                || config.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
+            guard self.running else { return }
+            if fetchChanged {
+                self.arm(at: max(0, self.backoff.notBefore - Date().timeIntervalSince1970))
+            } else if config.refresh.interval != previous.refresh.interval {
+                self.arm(at: self.backoff.nextRefresh(after: self.lastStarted) - Date().timeIntervalSince1970)
+            }
         }
     }
 
@@ -82,6 +92,7 @@ public final class Refresher: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             guard let self, self.running else { return }
             let started = Date().timeIntervalSince1970
+            self.lastStarted = started
             self.refresh()
             if self.running { self.arm(at: self.backoff.nextRefresh(after: started) - Date().timeIntervalSince1970) }
         }

@@ -46,7 +46,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     }
 
     public static let buildInfo = MetricDescriptor("cloudy_exporter_build_info", .gauge, "Version, revision and Swift version of cloudy_exporter; always 1.")
-    public static let interval = MetricDescriptor("cloudy_exporter_refresh_interval_seconds", .gauge, "Configured seconds between weather refreshes.")
+    public static let interval = MetricDescriptor("cloudy_exporter_refresh_interval_seconds", .gauge, "Seconds between weather refreshes in force (refresh.interval after any fair-use clamp).")
     public static let duration = MetricDescriptor("cloudy_exporter_refresh_duration_seconds", .histogram, "Seconds a refresh of all places took.")
     public static let upstream = MetricDescriptor("cloudy_exporter_upstream_requests", .counter, "Requests to the weather API by provider and outcome: HTTP status code or error kind.")
     public static let reloadOK = MetricDescriptor("cloudy_exporter_config_last_reload_successful", .gauge, "1 when the last config reload succeeded, else 0.")

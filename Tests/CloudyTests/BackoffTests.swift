@@ -1,0 +1,40 @@
+import XCTest
+@testable import Cloudy
+
+final class BackoffTests: XCTestCase {
+    func testWaitsDoubleUpToTheBoundWithJitter() {
+        var backoff = Backoff(interval: 10)
+        XCTAssertEqual(backoff.nextRefresh(after: 1000), 1010, "no failures: the plain interval")
+        var waits: [Double] = []
+        for _ in 0..<6 {
+            backoff.recordFailure(now: 1000, retryAfter: nil, jitter: 0.5)
+            waits.append(backoff.nextRefresh(after: 1000) - 1000)
+        }
+        XCTAssertEqual(waits, [10, 20, 40, 60, 60, 60], "doubling up to max(4 × interval, 60 s)")
+        backoff.recordFailure(now: 1000, retryAfter: nil, jitter: 0)
+        XCTAssertEqual(backoff.nextRefresh(after: 1000) - 1000, 48, accuracy: 1e-9, "jitter takes up to 20 % off")
+        backoff.recordFailure(now: 1000, retryAfter: nil, jitter: 1)
+        XCTAssertEqual(backoff.nextRefresh(after: 1000) - 1000, 72, accuracy: 1e-9, "and adds up to 20 %")
+        backoff.recordSuccess()
+        XCTAssertEqual(backoff.nextRefresh(after: 1000), 1010)
+    }
+
+    func testRetryAfterIsNeverCutShort() {
+        var backoff = Backoff(interval: 1)
+        backoff.recordFailure(now: 1000, retryAfter: 30, jitter: 0.5)
+        XCTAssertEqual(backoff.nextRefresh(after: 1000), 1030)
+        var long = Backoff(interval: 600)
+        long.recordFailure(now: 0, retryAfter: 5, jitter: 0.5)
+        XCTAssertEqual(long.nextRefresh(after: 0), 600, "a short Retry-After does not hurry the schedule")
+        XCTAssertEqual(long.bound, 2400)
+    }
+
+    func testRetryAfterHeaderForms() {
+        XCTAssertEqual(RetryAfter.seconds("120"), 120)
+        let now = HTTPDate.parse("Mon, 15 Jun 2026 12:00:00 GMT")!
+        XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 12:00:30 GMT", now: now), 30)
+        XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 11:00:00 GMT", now: now), 0)
+        XCTAssertNil(RetryAfter.seconds("soon"))
+        XCTAssertEqual(HTTPDate.format(now), "Mon, 15 Jun 2026 12:00:00 GMT")
+    }
+}
