@@ -53,10 +53,6 @@ def fail(text):
     print(f"FAIL {text}", flush=True)
 
 
-def skip(text):
-    print(f"skip {text}", flush=True)
-
-
 # --- HTTP ---------------------------------------------------------------------------------
 
 
@@ -324,6 +320,10 @@ def frost(args):
     http(f"{args.fake}/-/override", {"place": 1, "daily": {"temperature_2m_min": [10.0, -5.0]}})
     started = time.monotonic()
 
+    def left():
+        """Seconds of the firing budget not yet used since the override."""
+        return max(0.0, args.firing_budget - (time.monotonic() - started))
+
     # The next refresh (1s) and the next scrape (1s) bring it to Prometheus.
     def frosty():
         try:
@@ -331,7 +331,7 @@ def frost(args):
         except PromError:
             return None
 
-    below = poll(15, frosty)
+    below = poll(left(), frosty)
     got = sorted((s["metric"]["location"], s["metric"]["day"], float(s["value"][1])) for s in below or [])
     if got == [(place, "1", -5.0)]:
         fahrenheit = instant(args.prometheus,
@@ -343,17 +343,21 @@ def frost(args):
         else:
             fail(f"override: {place} day 1 in °F is {value}, want 23")
     else:
-        fail(f"override: daily minimums below 0 °C in Prometheus are {got}, want [({place!r}, '1', -5.0)]")
+        fail(f"override: daily minimums below 0 °C in Prometheus are {got}, want [({place!r}, '1', -5.0)] "
+             f"within {args.firing_budget:.0f}s")
         return
 
-    # The rule's `for:` decides whether "firing" can be reached within the script's time budget.
-    rule = next((r for g in prom(args.prometheus, "/api/v1/rules")["groups"] for r in g["rules"]
-                 if r.get("name") == FROST_ALERT and r.get("type") == "alerting"), None)
+    # The shipped rule fires on its first evaluation (no `for:`) and holds for keep_firing_for.
+    def frost_rule():
+        return next((r for g in prom(args.prometheus, "/api/v1/rules")["groups"] for r in g["rules"]
+                     if r.get("name") == FROST_ALERT and r.get("type") == "alerting"), None)
+
+    rule = frost_rule()
     if rule is None:
         fail(f"{FROST_ALERT}: no such alerting rule loaded")
         return
-    hold = float(rule.get("duration", 0))
-    want = "firing" if hold <= args.firing_budget else "pending"
+    hold, keep = float(rule.get("duration", 0)), float(rule.get("keepFiringFor", 0))
+    timing = f"for: {hold:.0f}s, keep_firing_for: {keep:.0f}s"
 
     def frost_alerts():
         try:
@@ -362,18 +366,18 @@ def frost(args):
             return None
         return [a for a in alerts if a["labels"].get("alertname") == FROST_ALERT]
 
-    def reached():
+    def firing():
         alerts = frost_alerts() or []
-        mine = [a for a in alerts if a["labels"].get("location") == place and a["state"] == want]
+        mine = [a for a in alerts if a["labels"].get("location") == place and a["state"] == "firing"]
         return alerts if mine else None
 
-    alerts = poll(hold + 15 if want == "firing" else 15, reached) or frost_alerts() or []
+    alerts = poll(left(), firing) or frost_alerts() or []
     mine = [a for a in alerts if a["labels"].get("location") == place]
-    if [a["state"] for a in mine] == [want] and mine[0]["labels"].get("day") == "1":
+    if [a["state"] for a in mine] == ["firing"] and mine[0]["labels"].get("day") == "1":
         alert = mine[0]
         labels, annotations = alert["labels"], alert["annotations"]
-        ok(f"{FROST_ALERT} is {want} for {place} day=1 (activeAt {alert.get('activeAt')}, value {alert.get('value')}) "
-           f"{time.monotonic() - started:.1f}s after the override")
+        ok(f"{FROST_ALERT} is firing for {place} day=1 (activeAt {alert.get('activeAt')}, value {alert.get('value')}) "
+           f"{time.monotonic() - started:.1f}s after the override, within the {args.firing_budget:.0f}s budget ({timing})")
         problems = []
         if labels.get("severity") != "warning" or labels.get("category") != "weather":
             problems.append(f"labels {labels}")
@@ -388,11 +392,10 @@ def frost(args):
             ok(f'{FROST_ALERT} for {place}: severity=warning category=weather, summary "{annotations["summary"]}", '
                f'description says -5.0 °C and the 0 °C threshold')
     else:
-        fail(f"{FROST_ALERT} for {place}: states {[(a['labels'].get('day'), a['state']) for a in mine]}, "
-             f"want one alert, day=1, {want}")
-    if want == "pending":
-        skip(f"{FROST_ALERT} firing: the shipped rule has for: {hold:.0f}s, longer than this run's "
-             f"{args.firing_budget:.0f}s budget (promtool test rules covers firing)")
+        fail(f"{FROST_ALERT} for {place}: states {[(a['labels'].get('day'), a['state']) for a in mine]} "
+             f"{time.monotonic() - started:.1f}s after the override, want one alert, day=1, firing within "
+             f"{args.firing_budget:.0f}s (the rule has {timing})")
+        alert = None
 
     # Nothing for the other places, neither in /api/v1/alerts nor in the ALERTS series.
     elsewhere = sorted({a["labels"].get("location") for a in alerts} - {place})
@@ -404,6 +407,42 @@ def frost(args):
     else:
         fail(f"{FROST_ALERT} also active elsewhere: alerts {elsewhere}, ALERTS series "
              f"{[s['metric'] for s in series]}")
+    if alert is None:
+        return
+
+    # keep_firing_for: the forecast goes back above 0 °C, and the alert stays firing (same
+    # activeAt: not resolved and fired again) through evaluations that no longer match.
+    http(f"{args.fake}/-/override", {"place": 1, "daily": {"temperature_2m_min": [10.0, 5.0]}})
+    recovered_at = time.monotonic()
+    tomorrow = f'weather_forecast_daily_temperature_min_celsius{{job="cloudy",location="{promql_string(place)}",day="1"}}'
+
+    def mild():
+        try:
+            return instant(args.prometheus, f"{tomorrow} >= 0")
+        except PromError:
+            return None
+
+    if not poll(15, mild):
+        fail(f"recovery: tomorrow's minimum in {place} is not back above 0 °C in Prometheus within 15s")
+        return
+    seen = time.time()
+    # Three evaluations after Prometheus had the recovered value (evaluation_interval 1s).
+    def evaluated_since():
+        rule = frost_rule()
+        last = rule and rule.get("lastEvaluation", "")
+        return last and parse_time(last) > seen + 3
+
+    poll(10, evaluated_since)
+    held = [a for a in frost_alerts() or [] if a["labels"].get("location") == place]
+    matching = instant(args.prometheus, f"({tomorrow} < on() group_left() cloudy:threshold_frost_celsius)")
+    if ([a["state"] for a in held] == ["firing"] and held[0].get("activeAt") == alert.get("activeAt")
+            and not matching):
+        ok(f"{FROST_ALERT} still firing for {place} (same activeAt) {time.monotonic() - recovered_at:.1f}s after "
+           f"the forecast went back to 5 °C, held by keep_firing_for: {keep:.0f}s")
+    else:
+        fail(f"{FROST_ALERT} for {place} after the forecast went back to 5 °C: states "
+             f"{[(a['state'], a.get('activeAt')) for a in held]}, want firing since {alert.get('activeAt')} "
+             f"(rule has {timing}; frost condition still matching: {bool(matching)})")
 
 
 # --- shards -----------------------------------------------------------------------------------

@@ -116,7 +116,8 @@ public final class CloudyApplication: @unchecked Sendable {
     }
 
     /// Against a provider's public host, the interval is raised to its fair-use minimum;
-    /// any other URL (a self-hosted server, a test fake) gets the interval as written.
+    /// any other URL (a self-hosted server, a test fake) gets the interval as written — except
+    /// OpenWeatherMap, whose ten-minute call budget holds everywhere.
     static func clampInterval(_ config: Config, logger: Logger) -> Config {
         guard let minimum = FairUse.minimumInterval(provider: config.provider.name, url: config.provider.url),
               config.refresh.interval < minimum else { return config }
@@ -142,8 +143,10 @@ public enum FairUse {
         switch provider {
         case .openMeteo where host.hasPrefix("https://api.open-meteo.com") || host.hasPrefix("http://api.open-meteo.com"):
             return 60  // current conditions change every 15 minutes; 10 000 calls a day are free
-        case .openWeatherMap where host.contains("api.openweathermap.org"):
-            return 600  // OpenWeatherMap updates at most every 10 minutes and counts every call
+        case .openWeatherMap:
+            // One call per place per ten minutes whatever the host: OpenWeatherMap updates no
+            // faster and bills or throttles every call (the provider also enforces this per place).
+            return OpenWeatherMapProvider.minimumCallSpacing
         case .metNorway where host.contains("api.met.no"):
             return 600  // MET Norway asks clients to honour Expires (about 30 minutes)
         default:

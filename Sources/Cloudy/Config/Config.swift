@@ -29,7 +29,7 @@ public enum ProviderName: String, Sendable, CaseIterable {
     case metNorway = "met-norway"
 
     /// The providers this build can fetch from.
-    public static let implemented: [ProviderName] = [.openMeteo]
+    public static let implemented: [ProviderName] = [.openMeteo, .openWeatherMap, .metNorway]
 
     public var defaultURL: String {
         switch self {

@@ -51,6 +51,7 @@ public enum ConfigLoader {
         if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty {
             config.provider.apiKey = Secret(key)
         }
+        try checkProviderNeeds(config.provider, document)
         if let geocoding = try document.mapping("geocoding") {
             try geocoding.rejectUnknownKeys(["url"])
             if let url = try geocoding.url("url") { config.geocodingURL = url }
@@ -75,6 +76,25 @@ public enum ConfigLoader {
             config.shard = shard
         }
         return config
+    }
+
+    /// What each provider cannot work without: OpenWeatherMap a key, MET Norway a User-Agent
+    /// that identifies the operator (its terms refuse generic ones).
+    private static func checkProviderNeeds(_ provider: ProviderSettings, _ document: YAMLMapping) throws(ConfigError) {
+        let section = try document.mapping("provider")
+        func error(_ key: String, _ reason: String) -> ConfigError {
+            section?.error(key, reason) ?? ConfigError(file: document.file, line: nil, field: "provider.\(key)", reason: reason)
+        }
+        switch provider.name {
+        case .openWeatherMap where provider.apiKey == nil:
+            throw error("api_key_file", "openweathermap needs an API key: give api_key_file or set CLOUDY_API_KEY")
+        case .metNorway:
+            guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }), agent.contains("/") || agent.contains(" ") else {
+                throw error("user_agent", "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
+            }
+        default:
+            break
+        }
     }
 
     /// Reads a key file: its first line, trimmed. The message names the file, never the key.

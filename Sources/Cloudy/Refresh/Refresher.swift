@@ -27,14 +27,24 @@ public final class Refresher: @unchecked Sendable {
         self.client = client
         self.logger = logger
         let config = store.config
-        provider = Self.makeProvider(config, client: client, telemetry: store.telemetry)
+        provider = Self.makeProvider(config, client: client, telemetry: store.telemetry, logger: logger)
         backoff = Backoff(interval: config.refresh.interval)
     }
 
-    static func makeProvider(_ config: Config, client: CurlHTTPClient, telemetry: ExporterTelemetry) -> WeatherProvider {
-        // Config validation admits only `ProviderName.implemented`.
-        OpenMeteoProvider(baseURL: config.provider.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                          client: client, recorder: telemetry, apiKey: config.provider.apiKey)
+    static func makeProvider(_ config: Config, client: CurlHTTPClient, telemetry: ExporterTelemetry, logger: Logger) -> WeatherProvider {
+        let settings = config.provider
+        switch settings.name {
+        case .openMeteo:
+            return OpenMeteoProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
+                                     client: client, recorder: telemetry, apiKey: settings.apiKey)
+        case .openWeatherMap:
+            // Config validation guarantees the key.
+            return OpenWeatherMapProvider(baseURL: settings.url, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast,
+                                          timeout: config.refresh.timeout, client: client, recorder: telemetry)
+        case .metNorway:
+            return METNorwayProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
+                                     client: client, recorder: telemetry, logger: logger)
+        }
     }
 
     public func start() {
@@ -65,10 +75,15 @@ public final class Refresher: @unchecked Sendable {
     /// reload that changed neither keeps the schedule, so reloading is no way around fair use.
     public func apply(_ config: Config, previous: Config) {
         queue.async {
-            self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry)
+            let fetchSettingsChanged = config.provider != previous.provider || config.forecast != previous.forecast
+                || config.refresh.timeout != previous.refresh.timeout
+            // A provider that keeps its settings keeps its caches (MET's Expires, OWM's call budget).
+            if fetchSettingsChanged {
+                self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry, logger: self.logger)
+            }
             self.backoff.interval = config.refresh.interval
             let known = Set(previous.places.map(\.name))
-            let fetchChanged = config.provider != previous.provider || config.forecast != previous.forecast
+            let fetchChanged = fetchSettingsChanged
                 || config.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
             guard self.running else { return }
             if fetchChanged {

@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+@testable import Cloudy
+
+/// OpenWeatherMap and MET Norway decode into the same model as Open-Meteo: same base units,
+/// absent (never 0) where the provider has no such variable, days in the place's own zone.
+final class OtherProvidersDecodingTests: XCTestCase {
+    let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
+    let settings = ForecastSettings(days: 7, hours: 24)
+
+    func owm(timezone: Int? = nil) throws -> WeatherSnapshot {
+        var current = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
+        var forecast = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
+        if let timezone {
+            current["timezone"] = timezone
+            var city = try XCTUnwrap(forecast["city"] as? [String: Any])
+            city["timezone"] = timezone
+            forecast["city"] = city
+        }
+        return try OpenWeatherMapProvider.decode(current: Array(try JSONSerialization.data(withJSONObject: current)),
+                                                 forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
+                                                 place: berlin, settings: settings).get()
+    }
+
+    func testOpenWeatherMapCurrentConditions() throws {
+        let now = try owm().current
+        XCTAssertEqual(now.observedAt, 1781525923)
+        XCTAssertEqual(now.temperatureCelsius, 24.52)
+        XCTAssertEqual(now.apparentTemperatureCelsius, 24.17)
+        XCTAssertEqual(now.relativeHumidityRatio, 0.41)
+        XCTAssertEqual(now.windSpeedMetersPerSecond, 3.6, "metric units: wind already in m/s")
+        XCTAssertEqual(now.windGustMetersPerSecond, 7.2)
+        XCTAssertEqual(now.windDirectionDegrees, 260)
+        XCTAssertEqual(now.pressureMslPascals, 101500)
+        XCTAssertEqual(now.cloudCoverRatio, 0.52)
+        XCTAssertEqual(now.visibilityMeters, 10000)
+        XCTAssertEqual(now.precipitationMeters, 0, "no rain block: nothing fell")
+        XCTAssertEqual(now.conditionCode, 3, "OWM 803 broken clouds is WMO 3")
+        XCTAssertEqual(now.isDay, true)
+        XCTAssertNil(now.dewPointCelsius, "OWM 2.5 has no dew point: absent, never 0")
+        XCTAssertNil(now.uvIndex)
+    }
+
+    func testOpenWeatherMapThreeHourStepsAndDailyAggregates() throws {
+        let snapshot = try owm()
+        XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), [3, 6, 9, 12], "3-hour steps, hours ahead of 12:00Z")
+        let six = snapshot.hourly[1]
+        XCTAssertEqual(six.temperatureCelsius, 21.38)
+        XCTAssertEqual(six.precipitationProbabilityRatio, 0.87)
+        XCTAssertEqual(try XCTUnwrap(six.precipitationMeters), 3.5 / 3 / 1000, accuracy: 1e-15)
+        XCTAssertEqual(six.conditionCode, 63)
+        // Berlin (UTC+2): 17:00, 20:00 and 23:00 local are today, 02:00 is tomorrow.
+        XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0, 1])
+        let today = snapshot.daily[0]
+        XCTAssertEqual(today.temperatureMaxCelsius, 24.72)
+        XCTAssertEqual(today.temperatureMinCelsius, 18.21)
+        XCTAssertEqual(try XCTUnwrap(today.precipitationSumMeters), 0.0035, accuracy: 1e-15)
+        XCTAssertEqual(today.precipitationProbabilityRatio, 0.87)
+        XCTAssertEqual(today.windSpeedMaxMetersPerSecond, 2.94)
+        XCTAssertEqual(today.windGustMaxMetersPerSecond, 6.1)
+        XCTAssertEqual(today.conditionCode, 63, "the most severe condition of the day")
+        XCTAssertEqual(today.sunrise, 1781491369)
+        XCTAssertEqual(snapshot.daily[1].temperatureMinCelsius, 15.02)
+        XCTAssertEqual(snapshot.daily[1].precipitationSumMeters, 0)
+        XCTAssertNil(snapshot.daily[1].sunrise)
+        XCTAssertNil(today.uvIndexMax)
+    }
+
+    func testOpenWeatherMapDaysFollowThePlacesZoneAcrossMidnight() throws {
+        // UTC−5: the observation is 07:18 local and every step (10:00 … 19:00) is still today.
+        XCTAssertEqual(try owm(timezone: -18000).daily.map(\.daysAhead), [0])
+        // UTC+10: the observation is 22:18 local; every step falls on tomorrow, today has none.
+        let east = try owm(timezone: 36000)
+        XCTAssertEqual(east.daily.map(\.daysAhead), [1])
+        XCTAssertEqual(east.daily[0].temperatureMinCelsius, 15.02)
+        XCTAssertEqual(east.utcOffsetSeconds, 36000)
+    }
+
+    func testOpenWeatherMapErrorsNameTheProblemNotTheKey() throws {
+        let key = Secret("k-123456")
+        let unauthorized = HTTPResponse(status: 401, body: try TestPaths.fixtureBytes("openweathermap-error-401.json"))
+        XCTAssertEqual(OpenWeatherMapProvider.httpError(unauthorized, key: key).message, "openweathermap: invalid API key (HTTP 401)")
+        let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"],
+                                   body: Array("{\"cod\":429,\"message\":\"blocked k-123456\"}".utf8))
+        let error = OpenWeatherMapProvider.httpError(limited, key: key)
+        XCTAssertEqual(error.message, "openweathermap: HTTP 429: blocked <redacted>")
+        XCTAssertTrue(error.isRateLimit)
+        XCTAssertEqual(error.retryAfter, 60)
+        let stringCode = HTTPResponse(status: 404, body: Array("{\"cod\":\"404\",\"message\":\"city not found\"}".utf8))
+        XCTAssertEqual(OpenWeatherMapProvider.httpError(stringCode, key: key).message, "openweathermap: HTTP 404: city not found")
+    }
+
+    func met(_ place: Place) throws -> WeatherSnapshot {
+        let provider = METNorwayProvider(baseURL: "http://127.0.0.1:1", forecast: settings, timeout: 1,
+                                         client: CurlHTTPClient(userAgent: "test"), recorder: ExporterTelemetry(startedAt: 0),
+                                         logger: .init(label: "test"))
+        return try METNorwayProvider.decode(try TestPaths.fixtureBytes("met-no-compact.json"), place: place, settings: settings,
+                                            offset: provider.utcOffset(for: place)).get()
+    }
+
+    func testMETNorwayCurrentAndHourly() throws {
+        let snapshot = try met(berlin)
+        let now = snapshot.current
+        XCTAssertEqual(now.observedAt, 1781524800, "the first step, 12:00Z")
+        XCTAssertEqual(now.temperatureCelsius, 24.8)
+        XCTAssertEqual(now.pressureMslPascals, 101460)
+        XCTAssertEqual(now.relativeHumidityRatio, 42.7 / 100)
+        XCTAssertEqual(now.windSpeedMetersPerSecond, 3.4)
+        XCTAssertEqual(now.windDirectionDegrees, 257.4)
+        XCTAssertEqual(now.cloudCoverRatio, 0.498)
+        XCTAssertEqual(now.conditionCode, 2, "partlycloudy_day")
+        XCTAssertEqual(now.isDay, true)
+        XCTAssertNil(now.windGustMetersPerSecond, "compact has no gusts")
+        XCTAssertNil(now.apparentTemperatureCelsius)
+        XCTAssertNil(now.dewPointCelsius)
+        XCTAssertEqual(snapshot.utcOffsetSeconds, 7200, "Europe/Berlin in June")
+
+        XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), [1, 2, 3])
+        XCTAssertEqual(snapshot.hourly[2].temperatureCelsius, 24.4)
+        XCTAssertEqual(snapshot.hourly[2].precipitationMeters, 0, "15:00 looks back over 14–15h: 0 mm")
+        XCTAssertEqual(snapshot.hourly[2].conditionCode, 2)
+    }
+
+    func testMETNorwayDailyAggregatesInThePlacesZone() throws {
+        let snapshot = try met(berlin)
+        XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0, 3], "the 25 June step is beyond seven days")
+        let today = snapshot.daily[0]
+        XCTAssertEqual(today.temperatureMaxCelsius, 24.9)
+        XCTAssertEqual(today.temperatureMinCelsius, 24.4)
+        XCTAssertEqual(try XCTUnwrap(today.precipitationSumMeters), 0.0021, accuracy: 1e-15, "hourly amounts, none counted twice")
+        XCTAssertEqual(today.conditionCode, 81, "rain showers are the day's worst")
+        XCTAssertEqual(snapshot.daily[1].temperatureMinCelsius, 14.2)
+        XCTAssertEqual(snapshot.daily[1].precipitationSumMeters, 0)
+        XCTAssertNil(today.uvIndexMax)
+        XCTAssertNil(today.precipitationProbabilityRatio)
+    }
+
+    func testMETNorwayWithoutZoneUsesTheSolarOffset() throws {
+        var solar = berlin
+        solar.timezone = nil
+        XCTAssertEqual(try met(solar).utcOffsetSeconds, 3600, "13.41° E is UTC+1 by the sun")
+        var west = solar
+        west.longitude = -74
+        XCTAssertEqual(try met(west).utcOffsetSeconds, -5 * 3600)
+    }
+
+    func testConditionVocabulariesMapToWMO() {
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 800), 0)
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 211), 95)
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 601), 73)
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 741), 45)
+        XCTAssertNil(ConditionMapping.wmo(openWeatherMapID: 999))
+        XCTAssertEqual(ConditionMapping.wmo(metSymbol: "clearsky_night"), 0)
+        XCTAssertEqual(ConditionMapping.wmo(metSymbol: "heavysnow"), 75)
+        XCTAssertEqual(ConditionMapping.wmo(metSymbol: "rainshowersandthunder_day"), 95)
+        XCTAssertEqual(ConditionMapping.isDay(metSymbol: "fair_night"), false)
+        XCTAssertNil(ConditionMapping.isDay(metSymbol: "cloudy"))
+        XCTAssertEqual(ISOTime.parse("2026-06-15T12:00:00Z"), 1781524800)
+        XCTAssertNil(ISOTime.parse("2026-06-15 12:00"))
+    }
+}
