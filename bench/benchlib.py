@@ -353,8 +353,9 @@ class Exporter:
             while len(self.refreshes) < count:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None:
-                    raise TimeoutError(f"{len(self.refreshes)} of {count} refreshes after {timeout:g}s "
-                                       f"(exporter {'exited' if self.proc.poll() is not None else 'running'}); "
+                    state = (f"the exporter exited with status {self.proc.returncode}" if self.proc.poll() is not None
+                             else f"timed out after {timeout:g}s")
+                    raise RuntimeError(f"{len(self.refreshes)} of {count} refreshes: {state}; "
                                        f"log tail: {self.log_lines[-3:]}")
                 self._changed.wait(min(left, 0.5))
             return list(self.refreshes)

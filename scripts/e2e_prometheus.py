@@ -2,9 +2,9 @@
 """Checks for scripts/e2e-prometheus that are easier in Python than in bash.
 
 scripts/e2e-prometheus starts the processes (fake Open-Meteo, cloudy_exporter, Prometheus) and
-calls one subcommand per phase. Every check prints one line starting with `ok   `, `FAIL ` or
-`skip `, which the bash script counts; the exit status is 1 when any line of this call was a
-FAIL, so the caller can stop when a prerequisite is missing.
+calls one subcommand per phase. Every check prints one line starting with `ok   ` or `FAIL `,
+which the bash script counts; the exit status is 1 when any line of this call was a FAIL, so
+the caller can stop when a prerequisite is missing.
 
     wait-target --prometheus URL --job JOB --timeout S
         until Prometheus reports every target of JOB healthy ("up")
@@ -14,9 +14,9 @@ FAIL, so the caller can stop when a prerequisite is missing.
         the rule groups of every rules file in DIR are loaded and evaluate without error
     panels      --prometheus URL --dashboard FILE --config CLOUDY_YML [--range-seconds 60]
         every panel query of the Grafana dashboard, variables substituted, returns data
-    frost       --prometheus URL --fake URL --config CLOUDY_YML [--firing-budget 30]
-        tomorrow's minimum of one place set to -5 °C: the frost alert goes off for that place
-        and only for it
+    frost       --prometheus URL --fake URL --config CLOUDY_YML [--firing-budget 15]
+        tomorrow's minimum of one place set to -5 °C: the frost alert is firing for that place,
+        and only for it, within the budget; set back to 5 °C, it stays firing (keep_firing_for)
     shards      --config CLOUDY_YML URL...
         each place's weather_location_info is on exactly one shard's /metrics page
 
@@ -33,6 +33,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
 import yaml
@@ -422,17 +423,20 @@ def frost(args):
         except PromError:
             return None
 
-    if not poll(15, mild):
+    back = poll(15, mild)
+    if not back:
         fail(f"recovery: tomorrow's minimum in {place} is not back above 0 °C in Prometheus within 15s")
         return
-    seen = time.time()
-    # Three evaluations after Prometheus had the recovered value (evaluation_interval 1s).
-    def evaluated_since():
-        rule = frost_rule()
-        last = rule and rule.get("lastEvaluation", "")
-        return last and parse_time(last) > seen + 3
+    seen = float(back[0]["value"][0])  # Prometheus' time of that query
 
-    poll(10, evaluated_since)
+    # Wait for a few evaluations that have seen the recovered value (evaluation_interval 1s).
+    def evaluated_since():
+        last = (frost_rule() or {}).get("lastEvaluation")
+        return bool(last) and datetime.fromisoformat(last).timestamp() > seen + 3
+
+    if not poll(10, evaluated_since):
+        fail(f"{FROST_ALERT}: not evaluated in the 10s after the forecast went back to 5 °C")
+        return
     held = [a for a in frost_alerts() or [] if a["labels"].get("location") == place]
     matching = instant(args.prometheus, f"({tomorrow} < on() group_left() cloudy:threshold_frost_celsius)")
     if ([a["state"] for a in held] == ["firing"] and held[0].get("activeAt") == alert.get("activeAt")
@@ -526,8 +530,8 @@ def main():
     command.add_argument("--prometheus", required=True)
     command.add_argument("--fake", required=True)
     command.add_argument("--config", required=True)
-    command.add_argument("--firing-budget", type=float, default=30,
-                         help="wait for firing only if the rule's for: is at most this many seconds")
+    command.add_argument("--firing-budget", type=float, default=15,
+                         help="seconds from the override within which the alert must be firing")
     command.set_defaults(run=frost)
 
     command = commands.add_parser("shards")

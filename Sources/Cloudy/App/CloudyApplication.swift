@@ -42,7 +42,7 @@ public final class CloudyApplication: @unchecked Sendable {
         let config = Self.clampInterval(config, logger: logger)
         store = WeatherStore(config: config, telemetry: telemetry, telemetryPath: options.telemetryPath, now: now)
         let userAgent = config.provider.userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
-        refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: userAgent), logger: logger)
+        refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath, logger: logger)
         group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, System.coreCount))
         let target = ReloadTarget()
         let routes = Routes(store: store, telemetryPath: options.telemetryPath) { target.app?.reload() }

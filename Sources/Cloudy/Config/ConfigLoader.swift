@@ -120,19 +120,31 @@ public enum ConfigLoader {
         for (index, node) in list.items.enumerated() {
             let entry = try YAMLMapping(node, path: "locations[\(index)]", file: document.file)
             try entry.rejectUnknownKeys(["name", "latitude", "longitude", "timezone", "units", "city", "country"])
-            if entry.has("city") || entry.has("country") {
-                throw entry.error("city", "places by city name are not supported by this build; give latitude and longitude")
-            }
             guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
             if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }
             if let first = seen[name] {
                 throw entry.error("name", "\"\(name)\" is already the name of locations[\(first)]; names must be unique")
             }
             seen[name] = index
-            guard let latitude = try entry.double("latitude", in: -90...90) else {
-                throw entry.error("latitude", "is required (decimal degrees, -90 to 90)")
+            let city = try entry.string("city")
+            let country = try entry.string("country")
+            if let city {
+                if entry.has("latitude") || entry.has("longitude") {
+                    throw entry.error("city", "give either city or latitude and longitude, not both")
+                }
+                if city.trimmingCharacters(in: .whitespaces).count < 2 { throw entry.error("city", "must name a place (two characters or more)") }
+            } else if country != nil {
+                throw entry.error("country", "narrows a city: lookup; give city: too")
             }
-            guard let longitude = try entry.double("longitude", in: -180...180) else {
+            if let country, !(country.count == 2 && country.allSatisfy({ $0.isASCII && $0.isLetter })) {
+                throw entry.error("country", "\"\(country)\" is not a two-letter ISO country code such as US or BE")
+            }
+            let latitude = try entry.double("latitude", in: -90...90)
+            let longitude = try entry.double("longitude", in: -180...180)
+            if city == nil, latitude == nil {
+                throw entry.error("latitude", "is required (decimal degrees, -90 to 90), or give city: instead")
+            }
+            if city == nil, longitude == nil {
                 throw entry.error("longitude", "is required (decimal degrees, -180 to 180)")
             }
             let timezone = try entry.string("timezone")
@@ -143,7 +155,11 @@ public enum ConfigLoader {
             if let override = try entry.mapping("units") {
                 placeUnits = try unitSettings(override, base: units, allowTime: false)
             }
-            places.append(Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
+            if let city {
+                places.append(Place(name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone, units: placeUnits))
+            } else if let latitude, let longitude {
+                places.append(Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
+            }
         }
         return places
     }

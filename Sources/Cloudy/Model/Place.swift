@@ -2,12 +2,18 @@
 public struct Place: Sendable, Equatable {
     /// The `location` label; unique within a config.
     public var name: String
+    /// Decimal degrees. For a place given by `city:` these are 0 until the geocoder has found it
+    /// (`isLocated`); the refresher then fetches with the found coordinates.
     public var latitude: Double
     public var longitude: Double
     /// IANA zone from the config; when nil the provider's (or geocoder's) zone is used.
     public var timezone: String?
     /// The units this place is shown in (the global `units:` merged with the place's override).
     public var units: UnitSettings
+    /// `city:` (and `country:`) from the config: the place is found by name through the geocoder.
+    public var city: CitySearch?
+    /// False only for a `city:` place whose coordinates are not known yet.
+    public var isLocated: Bool
 
     public init(name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()) {
         self.name = name
@@ -15,5 +21,27 @@ public struct Place: Sendable, Equatable {
         self.longitude = longitude
         self.timezone = timezone
         self.units = units
+        self.city = nil
+        self.isLocated = true
     }
+
+    public init(name: String, city: CitySearch, timezone: String? = nil, units: UnitSettings = .init()) {
+        self.init(name: name, latitude: 0, longitude: 0, timezone: timezone, units: units)
+        self.city = city
+        self.isLocated = false
+    }
+}
+
+/// What to ask the geocoder: `"Springfield, Illinois"` (text after a comma narrows the match to
+/// a country or region) and an optional ISO country code.
+public struct CitySearch: Sendable, Equatable, Codable {
+    public var query: String
+    public var country: String?
+
+    public init(query: String, country: String? = nil) {
+        self.query = query
+        self.country = country
+    }
+
+    public var description: String { query + (country.map { " (\($0))" } ?? "") }
 }

@@ -31,5 +31,12 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
 /// Counts every upstream exchange by provider and outcome (`200`, `429`, `timeout`, …):
 /// the source of `cloudy_exporter_upstream_requests_total`.
 public protocol UpstreamRecording: Sendable {
-    func recordUpstream(provider: ProviderName, code: String)
+    /// `provider` is a provider's name, or `geocoding` for city look-ups.
+    func recordUpstream(provider: String, code: String)
+}
+
+extension UpstreamRecording {
+    func recordUpstream(provider: ProviderName, code: String) {
+        recordUpstream(provider: provider.rawValue, code: code)
+    }
 }

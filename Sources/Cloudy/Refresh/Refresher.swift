@@ -19,14 +19,16 @@ public final class Refresher: @unchecked Sendable {
     private var running = false
     private var lastStarted = 0.0
     private var provider: WeatherProvider
+    private let geocoder: Geocoder
     private(set) var backoff: Backoff
     private let idle = DispatchGroup()
 
-    public init(store: WeatherStore, client: CurlHTTPClient, logger: Logger) {
+    public init(store: WeatherStore, client: CurlHTTPClient, storagePath: String, logger: Logger) {
         self.store = store
         self.client = client
         self.logger = logger
         let config = store.config
+        geocoder = Geocoder(baseURL: config.geocodingURL, storagePath: storagePath, client: client, recorder: store.telemetry, logger: logger)
         provider = Self.makeProvider(config, client: client, telemetry: store.telemetry, logger: logger)
         backoff = Backoff(interval: config.refresh.interval)
     }
@@ -82,6 +84,7 @@ public final class Refresher: @unchecked Sendable {
                 self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry, logger: self.logger)
             }
             self.backoff.interval = config.refresh.interval
+            self.geocoder.baseURL = config.geocodingURL
             let known = Set(previous.places.map(\.name))
             let fetchChanged = fetchSettingsChanged
                 || config.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
@@ -137,9 +140,18 @@ public final class Refresher: @unchecked Sendable {
         let places = store.config.places
         guard !places.isEmpty else { return }
         let started = DispatchTime.now()
-        let outcomes = provider.fetch(places, logger: logger)
+        // `city:` places are located first; those not found yet wait while the others are fetched.
+        let located = geocoder.locate(places, now: Date().timeIntervalSince1970, retryInterval: backoff.interval)
+        let fetchable = located.compactMap { try? $0.get() }
+        var fetched = fetchable.isEmpty ? [] : provider.fetch(fetchable, logger: logger)[...]
+        let outcomes: [Result<WeatherSnapshot, WeatherFetchError>] = located.map { location in
+            switch location {
+            case .success: return fetched.popFirst() ?? .failure(WeatherFetchError("no answer"))
+            case let .failure(error): return .failure(error)
+            }
+        }
         let now = Date().timeIntervalSince1970
-        store.record(Array(zip(places, outcomes)).map { (place: $0.0, outcome: $0.1) }, at: now)
+        store.record((0..<places.count).map { (place: places[$0], location: try? located[$0].get(), outcome: outcomes[$0]) }, at: now)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         store.telemetry.recordRefresh(seconds: seconds)
         store.render(now: now)
@@ -152,9 +164,13 @@ public final class Refresher: @unchecked Sendable {
                 logger.warning("place refresh failed", metadata: ["location": "\(place.name)", "reason": "\(error.message)"])
             }
         }
-        // Only a refresh that failed for every place says the provider itself is in trouble.
-        if failures.count == places.count {
-            let retryAfter = failures.compactMap(\.retryAfter).max()
+        // Only a refresh that failed for every place it fetched says the provider is in trouble.
+        let providerFailures = zip(located, outcomes).compactMap { location, outcome -> WeatherFetchError? in
+            guard case .success = location, case let .failure(error) = outcome else { return nil }
+            return error
+        }
+        if !fetchable.isEmpty, providerFailures.count == fetchable.count {
+            let retryAfter = providerFailures.compactMap(\.retryAfter).max()
             backoff.recordFailure(now: now, retryAfter: retryAfter, jitter: Double.random(in: 0...1))
             logger.info("provider failing; backing off", metadata: [
                 "consecutive_failures": "\(backoff.failures)",

@@ -35,13 +35,15 @@ public final class WeatherStore: Sendable {
     public var config: Config { state.withLockedValue { $0.config } }
     public var statuses: [PlaceStatus] { state.withLockedValue { $0.statuses } }
 
-    /// Records one refresh's outcomes (by place name; places removed meanwhile are ignored).
-    public func record(_ outcomes: [(place: Place, outcome: Result<WeatherSnapshot, WeatherFetchError>)], at now: Double) {
+    /// Records one refresh's outcomes: `place` as configured (places removed or changed meanwhile
+    /// are ignored), `location` as fetched (with the coordinates a geocoder found), if it was.
+    public func record(_ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)], at now: Double) {
         state.withLockedValue { state in
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
-            for (place, outcome) in outcomes {
+            for (place, location, outcome) in outcomes {
                 guard let index = byName[place.name], state.statuses[index].place == place else { continue }
+                if let location { state.statuses[index].location = location }
                 state.statuses[index].lastAttempt = now
                 switch outcome {
                 case let .success(snapshot):
@@ -64,7 +66,7 @@ public final class WeatherStore: Sendable {
             state.config = config
             state.statuses = config.places.map { place in
                 if var kept = previous[place.name], kept.place.latitude == place.latitude, kept.place.longitude == place.longitude,
-                   kept.place.timezone == place.timezone {
+                   kept.place.city == place.city, kept.place.timezone == place.timezone {
                     kept.place = place
                     return kept
                 }

@@ -20,8 +20,8 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         state = NIOLockedValueBox(State(reloadSuccessTimestamp: startedAt))
     }
 
-    public func recordUpstream(provider: ProviderName, code: String) {
-        state.withLockedValue { $0.upstream[provider.rawValue, default: [:]][code, default: 0] += 1 }
+    public func recordUpstream(provider: String, code: String) {
+        state.withLockedValue { $0.upstream[provider, default: [:]][code, default: 0] += 1 }
     }
 
     public func upstreamCount(provider: ProviderName, code: String) -> Int {

@@ -23,11 +23,13 @@ public struct MetricsViewModel {
         page.add(Catalogue.up, labels: location, value: status.isUp ? 1 : 0)
         page.add(Catalogue.lastSuccess, labels: location, value: status.lastSuccess)
         page.add(Catalogue.lastAttempt, labels: location, value: status.lastAttempt)
-        let timezone = place.timezone ?? status.snapshot?.timezone ?? ""
-        page.add(Catalogue.locationInfo, labels: [
-            ("location", place.name), ("latitude", Self.coordinate(place.latitude)), ("longitude", Self.coordinate(place.longitude)),
-            ("timezone", timezone), ("provider", provider.rawValue),
-        ], value: 1)
+        if let located = status.location {
+            let timezone = located.timezone ?? status.snapshot?.timezone ?? ""
+            page.add(Catalogue.locationInfo, labels: [
+                ("location", place.name), ("latitude", Self.coordinate(located.latitude)), ("longitude", Self.coordinate(located.longitude)),
+                ("timezone", timezone), ("provider", provider.rawValue),
+            ], value: 1)
+        }
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }
         addCurrent(snapshot.current, location: location, to: &page)

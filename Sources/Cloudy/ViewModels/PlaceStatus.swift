@@ -9,6 +9,9 @@ public struct PlaceStatus: Sendable, Equatable {
     public var lastAttempt: Double?
     /// Why the last attempt failed; nil after a success.
     public var lastError: String?
+    /// The place as last fetched: for a `city:` place, with the coordinates and zone the
+    /// geocoder found; nil while such a place has not been found yet.
+    public var location: Place?
 
     public init(place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil, lastError: String? = nil) {
         self.place = place
@@ -16,6 +19,7 @@ public struct PlaceStatus: Sendable, Equatable {
         self.lastSuccess = lastSuccess
         self.lastAttempt = lastAttempt
         self.lastError = lastError
+        self.location = place.isLocated ? place : nil
     }
 
     /// The last attempt succeeded.

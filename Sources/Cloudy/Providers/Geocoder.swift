@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// Finds `city:` places through Open-Meteo's geocoding API (first match, narrowed by `country:`
+/// and by text after a comma), logs the choice and the alternatives, and remembers it in
+/// `<storage>/places.json` so a restart does not depend on the geocoder. A failed look-up is
+/// not fatal: that place waits and retries with back-off while the others run.
+public final class Geocoder: @unchecked Sendable {
+    struct Found: Codable, Equatable {
+        var search: CitySearch
+        var latitude: Double
+        var longitude: Double
+        var timezone: String?
+        /// "Springfield, Illinois, United States": what was chosen, for the log.
+        var label: String
+    }
+
+    private let lock = NIOLock()
+    var baseURL: String
+    private let client: CurlHTTPClient
+    private let recorder: UpstreamRecording
+    private let logger: Logger
+    private let stateFile: URL
+    private var found: [String: Found]
+    private var retries: [String: (backoff: Backoff, reason: String)] = [:]
+
+    public init(baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording, logger: Logger) {
+        self.baseURL = baseURL
+        self.client = client
+        self.recorder = recorder
+        self.logger = logger
+        stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
+        if let data = try? Data(contentsOf: stateFile) {
+            do {
+                found = try JSONDecoder().decode([String: Found].self, from: data)
+            } catch {
+                logger.warning("ignoring unreadable state file", metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
+                found = [:]
+            }
+        } else {
+            found = [:]
+        }
+    }
+
+    /// Each place with coordinates: as configured, from the state file, or looked up now.
+    /// A place that cannot be located yet comes back as a failure saying why.
+    public func locate(_ places: [Place], now: Double, retryInterval: Double) -> [Result<Place, WeatherFetchError>] {
+        places.map { place in
+            guard let search = place.city else { return .success(place) }
+            return lock.withLock { locate(place, search: search, now: now, retryInterval: retryInterval) }
+        }
+    }
+
+    private func locate(_ place: Place, search: CitySearch, now: Double, retryInterval: Double) -> Result<Place, WeatherFetchError> {
+        if let known = found[place.name], known.search == search {
+            return .success(located(place, known))
+        }
+        if let waiting = retries[place.name], now < waiting.backoff.notBefore {
+            return .failure(WeatherFetchError("geocoding \(search.description): \(waiting.reason); retrying later"))
+        }
+        switch lookUp(search) {
+        case let .success(choice):
+            found[place.name] = choice
+            retries[place.name] = nil
+            save()
+            return .success(located(place, choice))
+        case let .failure(error):
+            var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
+            backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: Double.random(in: 0...1))
+            retries[place.name] = (backoff, error.message)
+            logger.warning("city look-up failed", metadata: ["location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)"])
+            return .failure(WeatherFetchError("geocoding \(search.description): \(error.message)", retryAfter: nil))
+        }
+    }
+
+    private func located(_ place: Place, _ choice: Found) -> Place {
+        var place = place
+        place.latitude = choice.latitude
+        place.longitude = choice.longitude
+        place.timezone = place.timezone ?? choice.timezone
+        place.isLocated = true
+        return place
+    }
+
+    func url(for search: CitySearch) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#,")
+        var url = baseURL + "/v1/search?name=" + (search.query.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+            + "&count=10&language=en&format=json"
+        if let country = search.country { url += "&countryCode=" + country }
+        return url
+    }
+
+    private func lookUp(_ search: CitySearch) -> Result<Found, WeatherFetchError> {
+        let response: HTTPResponse
+        switch client.fetch(HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)) {
+        case let .failure(error):
+            recorder.recordUpstream(provider: "geocoding", code: error.kind.rawValue)
+            return .failure(WeatherFetchError("\(error.message) (\(error.kind.rawValue))"))
+        case let .success(answer):
+            recorder.recordUpstream(provider: "geocoding", code: String(answer.status))
+            response = answer
+        }
+        guard response.status == 200 else {
+            return .failure(WeatherFetchError("HTTP \(response.status)", retryAfter: response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }))
+        }
+        let results: [GeocodingResult]
+        do {
+            results = try JSONDecoder().decode(GeocodingAnswer.self, from: Data(response.body)).results ?? []
+        } catch {
+            return .failure(WeatherFetchError("answer is not valid: \(OpenMeteoProvider.describe(error))"))
+        }
+        let matches = Self.narrow(results, search)
+        guard let choice = matches.first, let latitude = choice.latitude, let longitude = choice.longitude,
+              (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            return .failure(WeatherFetchError("no place matches"))
+        }
+        let alternatives = matches.dropFirst().prefix(4).map { "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))" }
+        logger.info("city resolved", metadata: [
+            "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)", "longitude": "\(longitude)",
+            "timezone": "\(choice.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
+        ])
+        return .success(Found(search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label))
+    }
+
+    /// Results in the geocoder's order, keeping only those in `country` and, when the query has
+    /// text after a comma, those whose country, country code or region matches it (if any do).
+    static func narrow(_ results: [GeocodingResult], _ search: CitySearch) -> [GeocodingResult] {
+        var matches = results
+        if let country = search.country {
+            matches = matches.filter { $0.country_code?.uppercased() == country.uppercased() }
+        }
+        if let comma = search.query.firstIndex(of: ",") {
+            let qualifier = search.query[search.query.index(after: comma)...].trimmingCharacters(in: .whitespaces).lowercased()
+            let qualified = matches.filter { result in
+                [result.country, result.country_code, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
+            }
+            if !qualified.isEmpty { matches = qualified }
+        }
+        return matches
+    }
+
+    private func save() {
+        do {
+            try FileManager.default.createDirectory(at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let temporary = stateFile.appendingPathExtension("tmp")
+            try encoder.encode(found).write(to: temporary)
+            _ = try FileManager.default.replaceItemAt(stateFile, withItemAt: temporary)
+        } catch {
+            logger.warning("cannot remember resolved places; they will be looked up again after a restart",
+                           metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
+        }
+    }
+}
+
+struct GeocodingAnswer: Decodable {
+    let results: [GeocodingResult]?
+}
+
+struct GeocodingResult: Decodable {
+    let name: String?
+    let latitude: Double?
+    let longitude: Double?
+    let country_code: String?
+    let country: String?
+    let admin1: String?
+    let timezone: String?
+
+    var label: String { [name, admin1, country].compactMap { $0 }.joined(separator: ", ") }
+}
