@@ -148,7 +148,10 @@ public final class Geocoder: @unchecked Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let temporary = stateFile.appendingPathExtension("tmp")
             try encoder.encode(found).write(to: temporary)
-            _ = try FileManager.default.replaceItemAt(stateFile, withItemAt: temporary)
+            // rename(2) replaces the old file atomically: a crash leaves the old or the new one.
+            guard rename(temporary.path, stateFile.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stateFile.path])
+            }
         } catch {
             logger.warning("cannot remember resolved places; they will be looked up again after a restart",
                            metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
