@@ -99,11 +99,11 @@ MET Norway, GET /weatherapi/locationforecast/2.0/compact?lat=&lon=[&altitude=]
                  non-blank, must not start (case-insensitively) with curl/, python-requests,
                  Python-urllib, Go-http-client, Java/, okhttp or Dalvik, and must contain
                  contact info: an "@" anywhere, or a whitespace-separated token whose host part
-                 (after an optional http(s)://, before the first "/" or ":", brackets and
-                 ;,"' trimmed) looks like a domain: labels of [A-Za-z0-9-] joined by dots,
+                 (brackets and ;,"'+ trimmed, then an optional http(s):// dropped, up to the
+                 first "/" or ":") looks like a domain: labels of [A-Za-z0-9-] joined by dots,
                  ending in a dot and 2+ letters. "cloudy/1.0 ops@example.org" and
-                 "cloudy/1.0 github.com/acme/cloudy" pass; "curl/8.5.0", "cloudy/1.0" and
-                 "cloudy-tests" get 403. Checked first.
+                 "cloudy/1.0 github.com/acme/cloudy" and "cloudy/1.0 (+https://acme.example)"
+                 pass; "curl/8.5.0", "cloudy/1.0" and "cloudy-tests" get 403. Checked first.
     lat, lon     required decimal numbers with at most 4 decimals, in range; altitude an
                  optional integer. Otherwise 400 with a short HTML page.
     Answer       200 (or the /-/met status) application/json: met-no-compact.json's
@@ -112,7 +112,8 @@ MET Norway, GET /weatherapi/locationforecast/2.0/compact?lat=&lon=[&altitude=]
                  (updated_at "2026-06-15T11:47:12Z") and the generated timeseries below.
     Headers      Last-Modified: "Mon, 15 Jun 2026 12:18:55 GMT" unless /-/met set another;
                  Expires: the response's wall-clock time + 1800 s (or /-/met "expires_in") as
-                 an HTTP date. Both on 200, 203 and 304 answers (not on 400/403 or faults).
+                 an HTTP date. Both on 200, 203 and 304 answers, not on 400/403 nor on
+                 the status, empty, html, huge and hang faults.
     If-Modified-Since equal to the current Last-Modified, byte for byte: 304, no body, same
                  headers (checked after the User-Agent and the coordinates).
     Timeseries (before overrides): 89 steps. H = hours since 2026-06-15T12:00:00Z,
@@ -804,7 +805,7 @@ def identifying_agent(agent):
     if "@" in agent:
         return True
     for token in agent.split():
-        token = re.sub(r"^https?://", "", token.strip("()<>[];,\"'"), flags=re.IGNORECASE)
+        token = re.sub(r"^https?://", "", token.strip("()<>[];,\"'+"), flags=re.IGNORECASE)
         host = re.split(r"[/:]", token, maxsplit=1)[0]
         if DOMAIN.match(host):
             return True

@@ -94,13 +94,10 @@ public final class Geocoder: @unchecked Sendable {
 
     private func lookUp(_ search: CitySearch) -> Result<Found, WeatherFetchError> {
         let response: HTTPResponse
-        switch client.fetch(HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)) {
-        case let .failure(error):
-            recorder.recordUpstream(provider: "geocoding", code: error.kind.rawValue)
-            return .failure(WeatherFetchError("\(error.message) (\(error.kind.rawValue))"))
-        case let .success(answer):
-            recorder.recordUpstream(provider: "geocoding", code: String(answer.status))
-            response = answer
+        let request = HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)
+        switch client.fetch(request, countedAs: "geocoding", by: recorder) {
+        case let .failure(error): return .failure(error)
+        case let .success(answer): response = answer
         }
         guard response.status == 200 else {
             return .failure(WeatherFetchError("HTTP \(response.status)", retryAfter: response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }))

@@ -57,13 +57,9 @@ public final class METNorwayProvider: WeatherProvider {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if let lastModified = cached?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
         let response: HTTPResponse
-        switch client.fetch(HTTPRequest(url: url, headers: headers, timeout: timeout)) {
-        case let .failure(error):
-            recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            return .failure(WeatherFetchError("met-norway: \(error.message) (\(error.kind.rawValue))"))
-        case let .success(answer):
-            recorder.recordUpstream(provider: name, code: String(answer.status))
-            response = answer
+        switch client.fetch(HTTPRequest(url: url, headers: headers, timeout: timeout), countedAs: name.rawValue, by: recorder) {
+        case let .failure(error): return .failure(error)
+        case let .success(answer): response = answer
         }
         let expires = response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + 1800
         switch response.status {

@@ -61,12 +61,10 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         var request = HTTPRequest(url: baseURL + pathAndQuery + "&appid=" + apiKey.reveal, headers: [("Accept", "application/json")],
                                   timeout: timeout)
         request.followRedirects = false  // the key must not travel to another host
-        switch client.fetch(request) {
+        switch client.fetch(request, countedAs: name.rawValue, by: recorder) {
         case let .failure(error):
-            recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            return .failure(WeatherFetchError(apiKey.scrub("openweathermap: \(error.message) (\(error.kind.rawValue))")))
+            return .failure(WeatherFetchError(apiKey.scrub(error.message)))
         case let .success(response):
-            recorder.recordUpstream(provider: name, code: String(response.status))
             guard response.status == 200 else { return .failure(Self.httpError(response, key: apiKey)) }
             return .success(response.body)
         }
