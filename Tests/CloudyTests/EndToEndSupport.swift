@@ -69,7 +69,7 @@ final class ExporterProcess {
     let client = CurlHTTPClient(userAgent: "cloudy-tests")
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(config: String, extraArguments: [String] = []) throws {
+    init(config: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configFile = directory.appendingPathComponent("cloudy.yml")
@@ -83,8 +83,11 @@ final class ExporterProcess {
             throw XCTSkip("no binary")
         }
         process.executableURL = binary
-        process.arguments = ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)",
-                             "--storage.path", directory.appendingPathComponent("data").path] + extraArguments
+        let storage = extraArguments.contains("--storage.path") ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
+        process.arguments = ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)"] + storage + extraArguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log

@@ -10,6 +10,8 @@ public final class WeatherStore: Sendable {
         public var landingPage: ByteBuffer
         /// Why `/readyz` says 503, or nil when ready.
         public var notReadyReason: String?
+        /// "Place: why its last refresh failed", one per failing place, for `/readyz`.
+        public var placeProblems: [String] = []
     }
 
     struct State {
@@ -106,7 +108,8 @@ public final class WeatherStore: Sendable {
         let reason = notReadyReason(statuses)
         let views = statuses.map { StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter) }
         let landing = ByteBufferAllocator().buffer(bytes: LandingPage.render(places: views, telemetryPath: telemetryPath, ready: reason))
-        return Rendered(metrics: RenderedMetrics(page: page), landingPage: landing, notReadyReason: reason)
+        let problems = statuses.compactMap { status in status.lastError.map { "\(status.place.name): \($0)" } }
+        return Rendered(metrics: RenderedMetrics(page: page), landingPage: landing, notReadyReason: reason, placeProblems: problems)
     }
 
     /// Ready once every place has had a first attempt and at least one place succeeded.

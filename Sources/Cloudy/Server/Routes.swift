@@ -55,10 +55,12 @@ extension Routes {
         case .healthy:
             return .text(.ok, "OK")
         case .ready:
-            if let reason = store.rendered.notReadyReason {
+            let rendered = store.rendered
+            if let reason = rendered.notReadyReason {
                 return .text(.serviceUnavailable, "not ready: " + Self.oneLine(reason))
             }
-            return .text(.ok, "ready")
+            // Ready, and below the first line each place whose last refresh failed, with why.
+            return .text(.ok, (["ready"] + rendered.placeProblems.map { "failing: " + Self.oneLine($0) }).joined(separator: "\n"))
         case .landing:
             return Reply(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage])
         case .metrics:
