@@ -29,11 +29,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // glibc's malloc.h: arena limit and trimming, to keep the resident size honest.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "Cloudy",
             dependencies: [
                 "CCurl",
                 "CZlib",
+                "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CMalloc
 import Dispatch
 import Foundation
 import Logging
@@ -24,6 +25,9 @@ public final class CloudyApplication: @unchecked Sendable {
     public static func build(options: ExporterOptions, logger: Logger) async throws -> CloudyApplication {
         let config = try options.loadConfig()
         raiseFileDescriptorLimit()
+        // glibc gives each thread that allocates its own arena (up to 8 per core); freed memory
+        // then sits in several. Two arenas hold everything a refresh and the server allocate.
+        _ = mallopt(M_ARENA_MAX, 2)
         let app = CloudyApplication(options: options, config: config, logger: logger)
         do {
             try await app.server.bind(options.listenAddresses)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMalloc
 import Dispatch
 import Foundation
 import Logging
@@ -156,6 +160,9 @@ public final class Refresher: @unchecked Sendable {
         store.telemetry.recordRefresh(seconds: seconds)
         store.render(now: now)
         armStaleTimer()
+        // Decoding and rendering free megabytes at once; hand them back to the system so the
+        // resident size reflects what the exporter keeps, not its peak.
+        _ = malloc_trim(0)
 
         var failures: [WeatherFetchError] = []
         for (place, outcome) in zip(places, outcomes) {
