@@ -101,11 +101,6 @@ public final class Refresher: @unchecked Sendable {
         }
     }
 
-    /// Runs one refresh now on the refresh queue and returns when it is done.
-    public func refreshNow() {
-        queue.sync { self.refresh() }
-    }
-
     /// Arms the one-shot refresh timer `delay` seconds from now.
     private func arm(at delay: Double) {
         timer?.cancel()
