@@ -171,6 +171,20 @@ def cpu_times() -> dict[str, float]:
     return {"task": (f[0] + f[1] + f[2]) / CLK_TCK, "irq": (f[5] + f[6]) / CLK_TCK, "steal": f[7] / CLK_TCK}
 
 
+def wait_idle(limit: float, threshold: float = 0.15, window: float = 5.0) -> dict:
+    """Waits (at most `limit` seconds) for a `window` in which processes use less than
+    `threshold` of a core (call it while nothing of ours runs); returns what the last window saw."""
+    deadline = time.monotonic() + limit
+    while True:
+        before = cpu_times()
+        time.sleep(window)
+        after = cpu_times()
+        busy = (after["task"] - before["task"]) / window
+        if busy < threshold or time.monotonic() > deadline:
+            return {"busy_cores": round(busy, 3), "waited_out": busy >= threshold}
+        log(f"bench: the machine is busy ({busy:.2f} cores used by other processes); waiting")
+
+
 def children_cpu_seconds() -> float:
     """CPU seconds of this script's waited-for children (wrk) so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
