@@ -3,7 +3,7 @@ import XCTest
 @testable import Cloudy
 
 /// Thousands of damaged answers (bit flips, cuts, splices, deep nesting, absurd numbers) fed to
-/// the decoder: each gives a clean error or a valid snapshot, never a crash.
+/// every provider's decoder: each gives a clean error or a valid snapshot, never a crash.
 final class DecoderRobustnessTests: XCTestCase {
     /// A small deterministic generator, so a failure reproduces.
     struct SplitMix: RandomNumberGenerator {
@@ -70,6 +70,61 @@ final class DecoderRobustnessTests: XCTestCase {
                 body = Array(text.replacingOccurrences(of: "24.5", with: other.randomElement(using: &random)!).utf8)
             }
             check(body, places: targets, render: round % 25 == 0)
+        }
+    }
+
+    /// Damages `source` the ways the Open-Meteo test does, `rounds` times, deterministically.
+    func mutations(of source: [UInt8], rounds: Int, seed: UInt64) -> [[UInt8]] {
+        var random = SplitMix(state: seed)
+        return (0..<rounds).map { round in
+            var body = source
+            switch round % 3 {
+            case 0:
+                for _ in 0..<Int.random(in: 1...8, using: &random) {
+                    let index = Int.random(in: 0..<body.count, using: &random)
+                    body[index] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
+                }
+            case 1:
+                body = Array(body.prefix(Int.random(in: 0..<body.count, using: &random)))
+            default:
+                let start = Int.random(in: 0..<body.count, using: &random)
+                let piece = body[start..<min(body.count, start + Int.random(in: 1...200, using: &random))]
+                body.insert(contentsOf: piece, at: Int.random(in: 0...body.count, using: &random))
+            }
+            return body
+        }
+    }
+
+    func testMutatedOpenWeatherMapAnswersNeverCrash() throws {
+        let current = try TestPaths.fixtureBytes("openweathermap-current.json")
+        let forecast = try TestPaths.fixtureBytes("openweathermap-forecast.json")
+        let settings = ForecastSettings()
+        for (index, body) in mutations(of: current, rounds: 1000, seed: 7).enumerated() {
+            _ = OpenWeatherMapProvider.decode(current: body, forecast: forecast, place: places[0], settings: settings)
+            let damagedForecast = mutations(of: forecast, rounds: 1, seed: UInt64(index))[0]
+            if case let .success(snapshot) = OpenWeatherMapProvider.decode(current: current, forecast: damagedForecast, place: places[0], settings: settings) {
+                XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
+            }
+        }
+        for absurd in ["1e308", "-1e308", "99999999999999999999"] {
+            let text = String(decoding: forecast, as: UTF8.self).replacingOccurrences(of: "1781535600", with: absurd)
+            _ = OpenWeatherMapProvider.decode(current: current, forecast: Array(text.utf8), place: places[0], settings: settings)
+            let now = String(decoding: current, as: UTF8.self).replacingOccurrences(of: "\"timezone\":7200", with: "\"timezone\":\(absurd)")
+            _ = OpenWeatherMapProvider.decode(current: Array(now.utf8), forecast: forecast, place: places[0], settings: settings)
+        }
+    }
+
+    func testMutatedMETNorwayAnswersNeverCrash() throws {
+        let source = try TestPaths.fixtureBytes("met-no-compact.json")
+        for body in mutations(of: source, rounds: 1500, seed: 11) {
+            if case let .success(snapshot) = METNorwayProvider.decode(body, place: places[0], settings: ForecastSettings(), offset: { _ in 3600 }) {
+                XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
+            }
+        }
+        let text = String(decoding: source, as: UTF8.self)
+        for broken in ["9999-99-99T99:99:99Z", "2026-13-40T25:61:61Z", "0000-00-00T00:00:00Z", ""] {
+            let body = Array(text.replacingOccurrences(of: "2026-06-15T13:00:00Z", with: broken).utf8)
+            _ = METNorwayProvider.decode(body, place: places[0], settings: ForecastSettings(), offset: { _ in 0 })
         }
     }
 

@@ -102,6 +102,21 @@ final class ResilienceTests: XCTestCase {
         }
     }
 
+    func testARefusedConnectionMarksEveryPlaceDownAndTheExporterServes() throws {
+        let closedPort = try ExporterProcess.freePort()  // nothing listens there
+        let yaml = config(interval: "1s").replacingOccurrences(of: fake.baseURL, with: "http://127.0.0.1:\(closedPort)")
+        let exporter = try ExporterProcess(config: yaml)
+        try exporter.waitFor("/healthz")
+        var slowest = 0.0
+        let metrics = try waitForMetrics(exporter, slowest: &slowest) { $0["weather_up{location=\"Berlin\"}"] == 0 }
+        XCTAssertGreaterThanOrEqual(metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0, 1)
+        let ready = try exporter.get("/readyz")
+        XCTAssertEqual(ready.status, 503)
+        XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("no place has been refreshed successfully yet"))
+        XCTAssertTrue(exporter.process.isRunning)
+        XCTAssertLessThan(slowest, 0.5)
+    }
+
     func testNullsAreAbsentSamplesAndThePlaceStaysUp() throws {
         let exporter = try ExporterProcess(config: config(interval: "1h"))
         try fake.control("fault", "{\"mode\":\"nulls\"}")
