@@ -159,3 +159,32 @@ final class OtherProvidersDecodingTests: XCTestCase {
         XCTAssertNil(ISOTime.parse("2026-06-15 12:00"))
     }
 }
+
+final class OneCallDecodingTests: XCTestCase {
+    func testOneCallGivesWhatTheFreeEndpointsLack() throws {
+        let place = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+        let snapshot = try OpenWeatherMapProvider.decode(oneCall: try TestPaths.fixtureBytes("openweathermap-onecall.json"), place: place,
+                                                         settings: ForecastSettings(days: 7, hours: 24)).get()
+        XCTAssertEqual(snapshot.current.temperatureCelsius, 24.52)
+        XCTAssertEqual(snapshot.current.dewPointCelsius, 10.4)
+        XCTAssertEqual(snapshot.current.uvIndex, 5.8)
+        XCTAssertEqual(snapshot.current.conditionCode, 3)
+        XCTAssertEqual(snapshot.timezone, "Europe/Berlin")
+        XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), [1, 2], "12:00Z is the current hour")
+        XCTAssertEqual(try XCTUnwrap(snapshot.hourly[1].precipitationMeters), 0.0008, accuracy: 1e-15)
+        XCTAssertEqual(snapshot.hourly[1].conditionCode, 61)
+        XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0, 1])
+        XCTAssertEqual(snapshot.daily[0].temperatureMinCelsius, 14.7)
+        XCTAssertEqual(snapshot.daily[0].uvIndexMax, 6.15)
+        XCTAssertEqual(try XCTUnwrap(snapshot.daily[0].precipitationSumMeters), 0.0035, accuracy: 1e-15)
+        XCTAssertEqual(snapshot.daily[1].sunrise, 1781577763)
+        XCTAssertEqual(snapshot.daily[1].conditionCode, 51)
+    }
+
+    func testOneCallIsAConfigChoiceForOpenWeatherMapOnly() throws {
+        let yaml = "provider: {name: open-meteo, one_call: true}\nlocations: [{name: A, latitude: 1, longitude: 1}]\n"
+        XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) { error in
+            XCTAssertEqual("\(error)", "c.yml:1: provider.one_call: applies to openweathermap only")
+        }
+    }
+}

@@ -96,6 +96,23 @@ final class ProvidersEndToEndTests: XCTestCase {
         XCTAssertEqual(query["appid"], "WRONG-KEY-4242", "the key from CLOUDY_API_KEY was sent")
     }
 
+    func testOpenWeatherMapOneCallWhenTheConfigAsks() throws {
+        let exporter = try ExporterProcess(config: """
+            provider:
+              name: openweathermap
+              url: \(fake.baseURL)
+              one_call: true
+            locations:
+            \(places([("Berlin", 52.52, 13.41)]))
+            """, environment: ["CLOUDY_API_KEY": "test-owm-key"])
+        try exporter.waitFor("/readyz")
+        let metrics = try exporter.metrics()
+        XCTAssertClose(metrics["weather_dew_point_celsius{location=\"Berlin\"}"], 10.4, "One Call has the dew point 2.5 lacks")
+        XCTAssertClose(metrics["weather_forecast_daily_uv_index_max{location=\"Berlin\",day=\"0\"}"], 6.15)
+        XCTAssertEqual(try requests("/data/3.0/onecall").count, 1, "one request per place")
+        XCTAssertEqual(try requests("/data/2.5/weather").count, 0)
+    }
+
     func metConfig(interval: String = "1s", extra: String = "") -> String {
         """
         provider:

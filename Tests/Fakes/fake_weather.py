@@ -55,7 +55,8 @@ Geocoding, GET /v1/search?name=&count=&language=&format=json[&countryCode=]
     Matches keep the stored order: {"results":[...],"generationtime_ms":0.9871721}. No match
     (or no name): the body of open-meteo-geocoding-empty.json, which has no "results" key.
 
-OpenWeatherMap, GET /data/2.5/weather and GET /data/2.5/forecast
+OpenWeatherMap, GET /data/2.5/weather and GET /data/2.5/forecast (and GET /data/3.0/onecall:
+openweathermap-onecall.json with the request's lat/lon, same key check, metric values only)
 (?lat=&lon=&appid=&units=[&cnt=], answers like api.openweathermap.org):
     appid        must equal the accepted key (--owm-key, POST /-/owm {"key"}); missing or
                  different: 401 with the body of openweathermap-error-401.json ("cod": 401).
@@ -255,12 +256,14 @@ FORECAST_PATH = "/v1/forecast"
 GEOCODING_PATH = "/v1/search"
 OWM_WEATHER_PATH = "/data/2.5/weather"
 OWM_FORECAST_PATH = "/data/2.5/forecast"
+OWM_ONECALL_PATH = "/data/3.0/onecall"
 MET_PATH = "/weatherapi/locationforecast/2.0/compact"
 FIXTURE_NAME = "open-meteo-forecast-multi.json"
 OTHER_FIXTURES = {
     "owm_current": "openweathermap-current.json",
     "owm_forecast": "openweathermap-forecast.json",
     "owm_401": "openweathermap-error-401.json",
+    "owm_onecall": "openweathermap-onecall.json",
     "met": "met-no-compact.json",
     "geocoding": "open-meteo-geocoding.json",
     "geocoding_empty": "open-meteo-geocoding-empty.json",
@@ -1264,6 +1267,17 @@ def owm_weather_endpoint(fixtures, request):
     return status, JSON_TYPE, body, []
 
 
+def owm_onecall_endpoint(fixtures, request):
+    """One Call 3.0: openweathermap-onecall.json with the request's lat/lon (metric only)."""
+    try:
+        lat, lon, _ = owm_check(request.query, request.job.settings, fixtures)
+    except OwmError as error:
+        return error.status, JSON_TYPE, error.body if isinstance(error.body, bytes) else dumps(error.body), []
+    body = copy.deepcopy(fixtures.owm_onecall)
+    body["lat"], body["lon"] = lat, lon
+    return 200, JSON_TYPE, dumps(body), []
+
+
 def owm_forecast_endpoint(fixtures, request):
     status, body = owm_forecast_answer(fixtures, request.query, request.job.settings)
     return status, JSON_TYPE, body, []
@@ -1278,6 +1292,7 @@ WEATHER_ENDPOINTS = {
     GEOCODING_PATH: geocoding_endpoint,
     OWM_WEATHER_PATH: owm_weather_endpoint,
     OWM_FORECAST_PATH: owm_forecast_endpoint,
+    OWM_ONECALL_PATH: owm_onecall_endpoint,
     MET_PATH: met_endpoint,
 }
 

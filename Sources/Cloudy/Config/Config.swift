@@ -48,6 +48,8 @@ public struct ProviderSettings: Sendable, Equatable {
     /// From `api_key_file`, else the `CLOUDY_API_KEY` environment variable; never printed.
     public var apiKey: Secret?
     public var userAgent: String?
+    /// OpenWeatherMap only: One Call 3.0 instead of the free 2.5 endpoints.
+    public var oneCall = false
 
     public init(name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, apiKey: Secret? = nil,
                 userAgent: String? = nil) {

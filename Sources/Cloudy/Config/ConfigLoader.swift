@@ -34,7 +34,7 @@ public enum ConfigLoader {
 
         var config = Config(places: [])
         if let provider = try document.mapping("provider") {
-            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent"])
+            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
             guard ProviderName.implemented.contains(name) else {
                 throw provider.error("name", "\(name.rawValue) is not implemented yet; use open-meteo")
@@ -47,6 +47,10 @@ public enum ConfigLoader {
                 apiKey: try keyFile.map { path throws(ConfigError) in try readKey(path, provider) },
                 userAgent: try provider.string("user_agent")
             )
+            if let oneCall = try provider.bool("one_call") {
+                guard name == .openWeatherMap else { throw provider.error("one_call", "applies to openweathermap only") }
+                config.provider.oneCall = oneCall
+            }
         }
         if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty {
             config.provider.apiKey = Secret(key)

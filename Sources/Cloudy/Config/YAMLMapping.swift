@@ -62,6 +62,15 @@ struct YAMLMapping {
         try scalar(key, expecting: "a string")?.string
     }
 
+    func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let scalar = try scalar(key, expecting: "true or false") else { return nil }
+        switch scalar.style == .plain ? scalar.string : "" {
+        case "true": return true
+        case "false": return false
+        default: throw error(key, "must be true or false, found \"\(scalar.string)\"")
+        }
+    }
+
     func url(_ key: String) throws(ConfigError) -> String? {
         guard var text = try string(key) else { return nil }
         let lower = text.lowercased()

@@ -15,11 +15,14 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     let timeout: Double
     let client: CurlHTTPClient
     let recorder: UpstreamRecording
+    /// One Call 3.0 (one request per place) instead of the two 2.5 endpoints.
+    let oneCall: Bool
     /// Last good answer per place name, with when and for which coordinates it was fetched.
     private let recent = NIOLockedValueBox([String: (fetched: Double, latitude: Double, longitude: Double, snapshot: WeatherSnapshot)]())
 
     public init(baseURL: String, apiKey: Secret, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-                recorder: UpstreamRecording) {
+                recorder: UpstreamRecording, oneCall: Bool = false) {
+        self.oneCall = oneCall
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.forecast = forecast
@@ -40,6 +43,14 @@ public final class OpenWeatherMapProvider: WeatherProvider {
             return .success(last.snapshot)
         }
         let query = "lat=\(OpenMeteoProvider.coordinate(place.latitude))&lon=\(OpenMeteoProvider.coordinate(place.longitude))&units=metric"
+        if oneCall {
+            let outcome = get(Self.oneCallPath + "?" + query + "&exclude=minutely,alerts")
+                .flatMap { Self.decode(oneCall: $0, place: place, settings: forecast) }
+            if case let .success(snapshot) = outcome {
+                recent.withLockedValue { $0[place.name] = (now, place.latitude, place.longitude, snapshot) }
+            }
+            return outcome
+        }
         let currentBody: [UInt8], forecastBody: [UInt8]
         switch get("/data/2.5/weather?" + query) {
         case let .success(body): currentBody = body

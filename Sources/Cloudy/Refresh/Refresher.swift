@@ -46,7 +46,7 @@ public final class Refresher: @unchecked Sendable {
         case .openWeatherMap:
             // Config validation guarantees the key.
             return OpenWeatherMapProvider(baseURL: settings.url, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast,
-                                          timeout: config.refresh.timeout, client: client, recorder: telemetry)
+                                          timeout: config.refresh.timeout, client: client, recorder: telemetry, oneCall: settings.oneCall)
         case .metNorway:
             return METNorwayProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
                                      client: client, recorder: telemetry, logger: logger)
