@@ -18,28 +18,40 @@ public final class CloudyApplication: @unchecked Sendable {
     let logger: Logger
     let group: MultiThreadedEventLoopGroup
     private let reloadLock = NSLock()
-    private var hangup: DispatchSourceSignal?
+    private let services: ServiceGroup
+    private let signals: ProcessSignals
 
     /// Loads the config (a `ConfigError` here means nothing was started) and binds the listen
     /// addresses (a taken port fails here too).
     public static func build(options: ExporterOptions, logger: Logger) async throws -> CloudyApplication {
-        let config = try options.loadConfig()
+        // From here on SIGTERM/SIGINT mean a graceful stop and SIGHUP a reload, even when they
+        // arrive during start-up: a signal before `run()` must not kill the process.
+        let signals = ProcessSignals(logger: logger)
+        let config: Config
+        do {
+            config = try options.loadConfig()
+        } catch {
+            signals.cancel()
+            throw error
+        }
         raiseFileDescriptorLimit()
         // glibc gives each thread that allocates its own arena (up to 8 per core); freed memory
         // then sits in several. Two arenas hold everything a refresh and the server allocate.
         _ = mallopt(M_ARENA_MAX, 2)
-        let app = CloudyApplication(options: options, config: config, logger: logger)
+        let app = CloudyApplication(options: options, config: config, logger: logger, signals: signals)
         do {
             try await app.server.bind(options.listenAddresses)
         } catch {
+            signals.cancel()
             try? await app.group.shutdownGracefully()
             throw error
         }
         return app
     }
 
-    private init(options: ExporterOptions, config: Config, logger: Logger) {
+    private init(options: ExporterOptions, config: Config, logger: Logger, signals: ProcessSignals) {
         self.options = options
+        self.signals = signals
         self.logger = logger
         let now = Date().timeIntervalSince1970
         let telemetry = ExporterTelemetry(startedAt: now)
@@ -51,7 +63,19 @@ public final class CloudyApplication: @unchecked Sendable {
         let target = ReloadTarget()
         let routes = Routes(store: store, telemetryPath: options.telemetryPath) { target.app?.reload() }
         server = HTTPServer(group: group, routes: routes, logger: logger)
+        // Signals are handled by `installSignalHandlers`, which asks this group to shut down.
+        services = ServiceGroup(configuration: .init(
+            services: [.init(service: RefreshService(refresher: refresher)), .init(service: server)],
+            gracefulShutdownSignals: [],
+            logger: logger
+        ))
         target.app = self
+        let services = self.services
+        signals.onStop { Task { await services.triggerGracefulShutdown() } }
+        signals.onHangup { [weak self] in
+            logger.info("SIGHUP received, reloading the config")
+            self?.reload()
+        }
         logger.info("config loaded", metadata: [
             "file": "\(options.configFile ?? DefaultConfig.fileName)", "places": "\(config.places.count)",
             "provider": "\(config.provider.name.rawValue)", "interval": "\(PrometheusDuration.format(config.refresh.interval))",
@@ -61,15 +85,8 @@ public final class CloudyApplication: @unchecked Sendable {
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets scrapes in flight finish,
     /// stops the refresh timer and returns.
     public func run() async throws {
-        startHangupHandler()
-        let refresh = RefreshService(refresher: refresher)
-        let services = ServiceGroup(configuration: .init(
-            services: [.init(service: refresh), .init(service: server)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
         try await services.run()
-        hangup?.cancel()
+        signals.cancel()
         try? await group.shutdownGracefully()
         logger.info("stopped")
     }
@@ -99,15 +116,9 @@ public final class CloudyApplication: @unchecked Sendable {
         }
     }
 
-    private func startHangupHandler() {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { [weak self] in
-            self?.logger.info("SIGHUP received, reloading the config")
-            self?.reload()
-        }
-        source.resume()
-        hangup = source
+    /// Asks the running (or about to run) exporter to stop gracefully, as SIGTERM does.
+    public func stop() async {
+        await services.triggerGracefulShutdown()
     }
 
     /// Lifts the soft limit on open files to the hard limit (as Go programs do), so a thousand
@@ -132,6 +143,58 @@ public final class CloudyApplication: @unchecked Sendable {
             "provider": "\(config.provider.name.rawValue)",
         ])
         return clamped
+    }
+}
+
+/// SIGTERM/SIGINT (stop) and SIGHUP (reload) through Dispatch signal sources, installed first
+/// thing at start-up. A signal that arrives before its action is set is remembered and acted
+/// on as soon as it is (a stop during start-up stops right after start-up).
+final class ProcessSignals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [DispatchSourceSignal] = []
+    private var stopAction: (@Sendable () -> Void)?
+    private var hangupAction: (@Sendable () -> Void)?
+    private var stopPending = false
+
+    init(logger: Logger) {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if number == SIGHUP {
+                    self.lock.withLock { self.hangupAction }?()
+                    return
+                }
+                logger.info("stopping", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
+                let action: (@Sendable () -> Void)? = self.lock.withLock {
+                    self.stopPending = self.stopAction == nil
+                    return self.stopAction
+                }
+                action?()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func onStop(_ action: @escaping @Sendable () -> Void) {
+        let pending = lock.withLock {
+            stopAction = action
+            return stopPending
+        }
+        if pending { action() }
+    }
+
+    func onHangup(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { hangupAction = action }
+    }
+
+    func cancel() {
+        lock.withLock {
+            for source in sources { source.cancel() }
+            sources = []
+        }
     }
 }
 
