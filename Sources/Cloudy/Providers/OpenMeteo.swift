@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
@@ -40,23 +42,38 @@ public final class OpenMeteoProvider: WeatherProvider {
     ]
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        var outcomes: [Result<WeatherSnapshot, WeatherFetchError>] = []
-        outcomes.reserveCapacity(places.count)
-        var start = 0
-        while start < places.count {
-            let batch = Array(places[start..<min(start + placesPerRequest, places.count)])
-            let results = fetchBatch(batch, logger: logger)
-            outcomes += results
-            start += batch.count
-            // A rate limit covers every request: the rest of this refresh waits too.
-            if case let .failure(error)? = results.first, error.isRateLimit, start < places.count {
-                let skipped = WeatherFetchError("open-meteo: not asked: the provider asked to wait (\(error.message))",
-                                                retryAfter: error.retryAfter, isRateLimit: true)
-                outcomes += Array(repeating: .failure(skipped), count: places.count - start)
-                break
+        // Requests run one after another; each answer is decoded on `decoding` while the next
+        // request is on the wire, so a refresh costs the requests' round trips plus one decode.
+        let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
+            Array(places[$0..<min($0 + placesPerRequest, places.count)])
+        }
+        let outcomes = NIOLockedValueBox([[Result<WeatherSnapshot, WeatherFetchError>]](repeating: [], count: batches.count))
+        let decoding = DispatchQueue(label: "cloudy.open-meteo.decode")
+        let decoded = DispatchGroup()
+        requests: for (index, batch) in batches.enumerated() {
+            switch request(batch, logger: logger) {
+            case let .answered(response):
+                decoding.async(group: decoded) {
+                    let results = self.decodeBatch(response, places: batch)
+                    outcomes.withLockedValue { $0[index] = results }
+                }
+            case let .failed(results):
+                outcomes.withLockedValue { $0[index] = results }
+                // A rate limit covers every request: the rest of this refresh waits too.
+                if case let .failure(error)? = results.first, error.isRateLimit {
+                    let skipped = WeatherFetchError("open-meteo: not asked: the provider asked to wait (\(error.message))",
+                                                    retryAfter: error.retryAfter, isRateLimit: true)
+                    outcomes.withLockedValue {
+                        for later in batches.indices where later > index {
+                            $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
+                        }
+                    }
+                    break requests
+                }
             }
         }
-        return outcomes
+        decoded.wait()
+        return outcomes.withLockedValue { $0.flatMap { $0 } }
     }
 
     /// The request URL for one batch of places.
@@ -97,26 +114,42 @@ public final class OpenMeteoProvider: WeatherProvider {
         return text == "-0" ? "0" : text
     }
 
-    private func fetchBatch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+    private enum BatchAnswer {
+        case answered(HTTPResponse)
+        case failed([Result<WeatherSnapshot, WeatherFetchError>])
+    }
+
+    /// One request for a batch: a 200 to decode, or every place's failure.
+    private func request(_ places: [Place], logger: Logger) -> BatchAnswer {
         var request = HTTPRequest(url: url(for: places), headers: [("Accept", "application/json")], timeout: timeout)
         request.followRedirects = apiKey == nil
         logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
-        let outcomes: [Result<WeatherSnapshot, WeatherFetchError>]
+        let failure: WeatherFetchError
         switch client.fetch(request) {
+        case let .success(response) where response.status == 200:
+            return .answered(response)
         case let .failure(error):
             recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            outcomes = Array(repeating: .failure(WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")), count: places.count)
-        case let .success(response) where response.status != 200:
-            recorder.recordUpstream(provider: name, code: String(response.status))
-            outcomes = Array(repeating: .failure(Self.httpError(response)), count: places.count)
+            failure = WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")
         case let .success(response):
-            outcomes = Self.decode(response.body, places: places, forecast: forecast)
-            // A 200 that decodes for no place at all is counted as a decode failure.
-            let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
-            recorder.recordUpstream(provider: name, code: decoded ? "200" : "decode")
+            recorder.recordUpstream(provider: name, code: String(response.status))
+            failure = Self.httpError(response)
         }
-        guard let apiKey else { return outcomes }
-        return outcomes.map { $0.mapError { WeatherFetchError(apiKey.scrub($0.message), retryAfter: $0.retryAfter, isRateLimit: $0.isRateLimit) } }
+        return .failed(Array(repeating: .failure(scrubbed(failure)), count: places.count))
+    }
+
+    private func decodeBatch(_ response: HTTPResponse, places: [Place]) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        let outcomes = Self.decode(response.body, places: places, forecast: forecast)
+        // A 200 that decodes for no place at all is counted as a decode failure.
+        let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
+        recorder.recordUpstream(provider: name, code: decoded ? "200" : "decode")
+        return outcomes.map { $0.mapError(scrubbed) }
+    }
+
+    /// An error message with the API key (if any) blanked out.
+    private func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
+        guard let apiKey else { return error }
+        return WeatherFetchError(apiKey.scrub(error.message), retryAfter: error.retryAfter, isRateLimit: error.isRateLimit)
     }
 
     static func httpError(_ response: HTTPResponse) -> WeatherFetchError {
