@@ -75,7 +75,7 @@ final class ExporterProcess {
         configFile = directory.appendingPathComponent("cloudy.yml")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         logFile = directory.appendingPathComponent("exporter.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         port = try Self.freePort()
         let binary = TestPaths.exporterBinary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {

@@ -67,10 +67,42 @@ final class ExpositionTests: XCTestCase {
     func testGzipBodyWithLiveTailDecompressesToTheWholeText() throws {
         let cached = Array((0..<20_000).map { "weather_temperature_celsius{location=\"P\($0)\"} \($0 % 40)\n" }.joined().utf8)
         let body = GzipBody(compressing: cached)
-        XCTAssertLessThan(body.prefix.count, cached.count / 5, "the cached part is really compressed")
+        XCTAssertLessThan(body.prefix.readableBytes, cached.count / 5, "the cached part is really compressed")
         for tail in [[UInt8](), Array("process_open_fds 7\n".utf8), [UInt8](repeating: 65, count: 70_000)] {
-            let member = body.prefix + body.suffix(appending: tail)
+            let member = Array(body.prefix.readableBytesView) + body.suffix(appending: tail)
             XCTAssertEqual(Gunzip.decompress(member), cached + tail, "tail of \(tail.count) bytes")
         }
+    }
+
+    /// Compressing pieces (as the OpenMetrics body is kept) gives the same text as the whole,
+    /// with empty pieces, tiny ones, and ones larger than zlib's output steps.
+    func testGzipOfPiecesIsTheGzipOfTheirConcatenation() throws {
+        var generator = SystemRandomNumberGenerator()
+        let big = (0..<600_000).map { _ in UInt8.random(in: 32...126, using: &generator) }
+        let pieces: [ArraySlice<UInt8>] = [big[0..<0], big[0..<1], big[1..<400_000], [], big[400_000...], Array("# EOF\n".utf8)[...]]
+        let body = GzipBody(compressing: pieces)
+        let whole = pieces.flatMap { $0 }
+        XCTAssertEqual(body.length, whole.count)
+        XCTAssertEqual(Gunzip.decompress(Array(body.prefix.readableBytesView) + body.suffix(appending: [])), whole)
+        let empty = GzipBody(compressing: [UInt8]())
+        XCTAssertEqual(Gunzip.decompress(Array(empty.prefix.readableBytesView) + empty.suffix(appending: [])), [])
+    }
+
+    /// The OpenMetrics body is slices of the Prometheus text with the differing header lines
+    /// swapped in; put together it must be exactly what the writer spells for OpenMetrics.
+    func testOpenMetricsPartsSpellTheSameTextAsTheWriter() throws {
+        var page = MetricsPage()
+        let counter = MetricDescriptor("cloudy_exporter_upstream_requests", .counter, "Requests by \"code\".")
+        let gauge = MetricDescriptor("weather_temperature_celsius", .gauge, "Air temperature.")
+        page.add(gauge, labels: [("location", "A")], value: 1.5)
+        page.add(counter, labels: [("code", "200")], value: 3, suffix: "_total")
+        page.add(MetricDescriptor("weather_up", .gauge, "1 if \"fine\"."), labels: [("location", "A")], value: 1)
+        var writer = ExpositionWriter()
+        for family in page.sorted() { writer.write(family, format: .openMetrics) }
+        let rendered = RenderedMetrics(page: page)
+        XCTAssertEqual(String(buffer: rendered.openMetrics), String(decoding: writer.bytes, as: UTF8.self))
+        XCTAssertGreaterThan(rendered.openMetricsParts.count, 1, "the counter's and the quoted help's headers differ")
+        let gzip = rendered.gzip(.openMetrics)
+        XCTAssertEqual(Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
     }
 }

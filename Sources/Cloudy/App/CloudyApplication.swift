@@ -59,7 +59,7 @@ public final class CloudyApplication: @unchecked Sendable {
         store = WeatherStore(config: config, telemetry: telemetry, telemetryPath: options.telemetryPath, now: now)
         let userAgent = config.provider.userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
         refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath, logger: logger)
-        group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, System.coreCount))
+        group = MultiThreadedEventLoopGroup(numberOfThreads: Self.eventLoopThreads())
         let target = ReloadTarget()
         let routes = Routes(store: store, telemetryPath: options.telemetryPath) { target.app?.reload() }
         server = HTTPServer(group: group, routes: routes, logger: logger)
@@ -119,6 +119,25 @@ public final class CloudyApplication: @unchecked Sendable {
     /// Asks the running (or about to run) exporter to stop gracefully, as SIGTERM does.
     public func stop() async {
         await services.triggerGracefulShutdown()
+    }
+
+    /// One event-loop thread per CPU this process may run on, at most two: a scrape is a
+    /// buffer hand-off, and the refresh runs on Dispatch. The CPUs come from the affinity mask
+    /// (`taskset`, cpusets), which NIO's `System.coreCount` does not read; two loops sharing
+    /// one CPU only take turns, each waiting a scheduler slice for the other.
+    static func eventLoopThreads() -> Int {
+        max(1, min(2, allowedCPUs() ?? System.coreCount, System.coreCount))
+    }
+
+    /// Bits set in `Cpus_allowed` of /proc/self/status (hex words separated by commas).
+    static func allowedCPUs() -> Int? {
+        guard let status = ProcessMetrics.readFile("/proc/self/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return nil }
+        var count = 0
+        for character in line.dropFirst("Cpus_allowed:".count) where character.isHexDigit {
+            count += character.hexDigitValue.map(\.nonzeroBitCount) ?? 0
+        }
+        return count > 0 ? count : nil
     }
 
     /// Lifts the soft limit on open files to the hard limit (as Go programs do), so a thousand

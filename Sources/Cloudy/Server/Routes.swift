@@ -73,14 +73,12 @@ extension Routes {
     private func metrics(head: HTTPRequestHead) -> Reply {
         let rendered = store.rendered.metrics
         let format = ExpositionFormat.negotiate(accept: head.headers.first(name: "accept"))
-        let tail = RenderedMetrics.liveTail(format)
         var headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
         if Self.acceptsGzip(head.headers.first(name: "accept-encoding")) {
-            let gzip = rendered.gzip(format)
             headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: .ok, headers: headers, body: [gzip.prefix, ByteBuffer(bytes: gzip.body.suffix(appending: tail))])
+            return Reply(status: .ok, headers: headers, body: [rendered.gzip(format).prefix, rendered.tail(format, gzip: true)])
         }
-        return Reply(status: .ok, headers: headers, body: [rendered.body(format), ByteBuffer(bytes: tail)])
+        return Reply(status: .ok, headers: headers, body: rendered.body(format) + [rendered.tail(format, gzip: false)])
     }
 
     /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.

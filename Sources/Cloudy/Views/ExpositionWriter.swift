@@ -8,8 +8,15 @@ public struct ExpositionWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    public var count: Int { bytes.count }
+
     public mutating func write(_ family: MetricFamily, format: ExpositionFormat) {
-        let descriptor = family.descriptor
+        writeHeader(family.descriptor, format: format)
+        writeSamples(family)
+    }
+
+    /// The `# HELP` and `# TYPE` lines: the only part of a family that differs between formats.
+    public mutating func writeHeader(_ descriptor: MetricDescriptor, format: ExpositionFormat) {
         let typeName: String
         if format == .prometheus, descriptor.type == .counter {
             typeName = descriptor.name + "_total"
@@ -25,6 +32,11 @@ public struct ExpositionWriter {
         append(" ")
         append(descriptor.type.rawValue)
         append("\n")
+    }
+
+    /// The sample lines, spelled the same in both formats.
+    public mutating func writeSamples(_ family: MetricFamily) {
+        let descriptor = family.descriptor
         for sample in family.samples {
             append(descriptor.name)
             append(sample.suffix)
@@ -46,6 +58,8 @@ public struct ExpositionWriter {
     }
 
     public mutating func writeEOF() { append("# EOF\n") }
+
+    public mutating func removeLast(_ count: Int) { bytes.removeLast(count) }
 
     public mutating func append(_ text: String) {
         var text = text

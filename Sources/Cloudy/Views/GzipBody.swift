@@ -1,4 +1,5 @@
 import CZlib
+import NIOCore
 
 /// A gzip member whose deflate stream is left open at a byte boundary, so a small live tail
 /// (the `process_*` metrics) can be appended per scrape without compressing the big cached part
@@ -6,33 +7,49 @@ import CZlib
 /// the two parts. Compression happens once per refresh; a scrape costs a CRC of a few hundred bytes.
 public struct GzipBody: Sendable {
     /// gzip header + deflate blocks of the cached text, ending with a sync flush (not final).
-    public let prefix: [UInt8]
+    public let prefix: ByteBuffer
     public let crc: UInt32
     public let length: Int
 
     public init(compressing data: [UInt8], level: Int32 = 6) {
-        var out: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]
+        self.init(compressing: [data[...]], level: level)
+    }
+
+    /// Compresses the concatenation of `chunks` (no contiguous copy of the text is made).
+    public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = 6) {
+        let chunks = chunks.isEmpty ? [[]] : chunks
         var stream = z_stream()
         guard cloudy_deflate_init_raw(&stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
         defer { deflateEnd(&stream) }
-        var input = data
-        let bound = Int(deflateBound(&stream, uLong(data.count))) + 16
-        var compressed = [UInt8](repeating: 0, count: bound)
-        let produced: Int = input.withUnsafeMutableBufferPointer { source in
-            compressed.withUnsafeMutableBufferPointer { target in
-                stream.next_in = source.baseAddress
+        let total = chunks.reduce(0) { $0 + $1.count }
+        let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]
+        var out = ByteBuffer()
+        out.reserveCapacity(header.count + Int(deflateBound(&stream, uLong(total))) + 16)
+        out.writeBytes(header)
+        var crc = UInt32(crc32(0, nil, 0))
+        for (index, chunk) in chunks.enumerated() {
+            let flush = index == chunks.count - 1 ? Z_SYNC_FLUSH : Z_NO_FLUSH
+            chunk.withUnsafeBufferPointer { source in
+                crc = UInt32(crc32(uLong(crc), source.baseAddress, uInt(source.count)))
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
                 stream.avail_in = uInt(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = uInt(target.count)
-                let status = deflate(&stream, Z_SYNC_FLUSH)
-                precondition(status == Z_OK && stream.avail_in == 0, "zlib deflate failed: \(status)")
-                return target.count - Int(stream.avail_out)
+                repeat {
+                    if out.writableBytes < 64 * 1024 { out.reserveCapacity(out.writerIndex + 256 * 1024) }
+                    let produced: Int = out.withUnsafeMutableWritableBytes { target in
+                        stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                        stream.avail_out = uInt(target.count)
+                        let status = deflate(&stream, flush)
+                        precondition(status == Z_OK || status == Z_BUF_ERROR, "zlib deflate failed: \(status)")
+                        return target.count - Int(stream.avail_out)
+                    }
+                    out.moveWriterIndex(forwardBy: produced)
+                    // Done with this chunk once zlib took all input and had room left to flush.
+                } while stream.avail_in > 0 || stream.avail_out == 0
             }
         }
-        out.append(contentsOf: compressed[0..<produced])
         self.prefix = out
-        self.crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-        self.length = data.count
+        self.crc = crc
+        self.length = total
     }
 
     /// The bytes that complete the member after `prefix`: `tail` as stored blocks, the last one

@@ -1,38 +1,80 @@
+import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// The `/metrics` body as immutable bytes, rendered once per refresh in both formats, plain and
 /// gzip-ready. Every scrape hands out these same buffers and appends only the live `process_*` part.
+///
+/// The two formats spell samples alike and differ only in a few families' `# HELP`/`# TYPE`
+/// lines, so the OpenMetrics body is not a second copy: it is slices of the Prometheus text with
+/// those header lines swapped in (a handful of buffers per scrape, one text in memory).
 public struct RenderedMetrics: Sendable {
+    /// The Prometheus 0.0.4 text.
     public let prometheus: ByteBuffer
-    public let openMetrics: ByteBuffer
+    /// The OpenMetrics text (without the live tail and `# EOF`), as buffers to send in order.
+    public let openMetricsParts: [ByteBuffer]
     public let prometheusGzip: GzipBody
     public let openMetricsGzip: GzipBody
-    public let prometheusGzipPrefix: ByteBuffer
-    public let openMetricsGzipPrefix: ByteBuffer
+    private let tails = TailCache()
 
     public init(page: MetricsPage) {
-        let families = page.sorted()
         var plain = ExpositionWriter(capacity: 64 * 1024)
-        var open = ExpositionWriter(capacity: 64 * 1024)
-        for family in families {
-            plain.write(family, format: .prometheus)
-            open.write(family, format: .openMetrics)
+        var openHeaders = ExpositionWriter(capacity: 1024)
+        // The OpenMetrics body as ranges: of `plain` (true) or of `openHeaders` (false).
+        var openRanges: [(fromPlain: Bool, range: Range<Int>)] = []
+        var plainFrom = 0
+        for family in page.sorted() {
+            let header = plain.count
+            plain.writeHeader(family.descriptor, format: .prometheus)
+            let samples = plain.count
+            let openHeader = openHeaders.count
+            openHeaders.writeHeader(family.descriptor, format: .openMetrics)
+            if openHeaders.bytes[openHeader...].elementsEqual(plain.bytes[header..<samples]) {
+                openHeaders.removeLast(openHeaders.count - openHeader)
+            } else {
+                openRanges.append((true, plainFrom..<header))
+                openRanges.append((false, openHeader..<openHeaders.count))
+                plainFrom = samples
+            }
+            plain.writeSamples(family)
         }
+        openRanges.append((true, plainFrom..<plain.count))
+
         let allocator = ByteBufferAllocator()
-        prometheus = allocator.buffer(bytes: plain.bytes)
-        openMetrics = allocator.buffer(bytes: open.bytes)
-        prometheusGzip = GzipBody(compressing: plain.bytes)
-        openMetricsGzip = GzipBody(compressing: open.bytes)
-        prometheusGzipPrefix = allocator.buffer(bytes: prometheusGzip.prefix)
-        openMetricsGzipPrefix = allocator.buffer(bytes: openMetricsGzip.prefix)
+        let prometheus = allocator.buffer(bytes: plain.bytes)
+        let headers = allocator.buffer(bytes: openHeaders.bytes)
+        self.prometheus = prometheus
+        openMetricsParts = openRanges.filter { !$0.range.isEmpty }.map { part in
+            (part.fromPlain ? prometheus : headers).getSlice(at: part.range.lowerBound, length: part.range.count)!
+        }
+        prometheusGzip = GzipBody(compressing: [plain.bytes[...]])
+        openMetricsGzip = GzipBody(compressing: openRanges.map { ($0.fromPlain ? plain.bytes : openHeaders.bytes)[$0.range] })
     }
 
-    public func body(_ format: ExpositionFormat) -> ByteBuffer {
-        format == .prometheus ? prometheus : openMetrics
+    /// The cached body (without the live tail) as buffers to send in order.
+    public func body(_ format: ExpositionFormat) -> [ByteBuffer] {
+        format == .prometheus ? [prometheus] : openMetricsParts
     }
 
-    public func gzip(_ format: ExpositionFormat) -> (prefix: ByteBuffer, body: GzipBody) {
-        format == .prometheus ? (prometheusGzipPrefix, prometheusGzip) : (openMetricsGzipPrefix, openMetricsGzip)
+    /// The cached OpenMetrics text in one piece (for tests and tools; scrapes send the parts).
+    public var openMetrics: ByteBuffer {
+        var whole = ByteBuffer()
+        for part in openMetricsParts { whole.writeImmutableBuffer(part) }
+        return whole
+    }
+
+    public func gzip(_ format: ExpositionFormat) -> GzipBody {
+        format == .prometheus ? prometheusGzip : openMetricsGzip
+    }
+
+    /// What a scrape sends after the cached body: the `process_*` tail in the format asked for,
+    /// as text or as the gzip suffix that completes `gzip(format).prefix`. The tail is read from
+    /// /proc at most once per `TailCache.maxAge` (listing /proc/self/fd costs more than the
+    /// rest of a scrape), so a burst of scrapes shares one reading.
+    public func tail(_ format: ExpositionFormat, gzip: Bool) -> ByteBuffer {
+        tails.tail(format: format, gzip: gzip) { text in
+            gzip ? ByteBuffer(bytes: self.gzip(format).suffix(appending: text)) : ByteBuffer(bytes: text)
+        }
     }
 
     /// The live tail of a scrape: `process_*` read now, and `# EOF` for OpenMetrics.
@@ -43,5 +85,29 @@ public struct RenderedMetrics: Sendable {
         }
         if format == .openMetrics { writer.writeEOF() }
         return writer.bytes
+    }
+}
+
+/// The live tails of one rendering, each kept for up to a second.
+final class TailCache: Sendable {
+    static let maxAge: UInt64 = 1_000_000_000  // nanoseconds
+
+    private struct Entry {
+        var readAt: UInt64
+        var bytes: ByteBuffer
+    }
+
+    /// Indexed by format (prometheus 0, openMetrics 1) × 2 + gzip.
+    private let entries = NIOLockedValueBox<[Entry?]>(Array(repeating: nil, count: 4))
+
+    func tail(format: ExpositionFormat, gzip: Bool, encode: ([UInt8]) -> ByteBuffer) -> ByteBuffer {
+        let slot = (format == .prometheus ? 0 : 2) + (gzip ? 1 : 0)
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let entry = entries.withLockedValue({ $0[slot] }), now &- entry.readAt < Self.maxAge {
+            return entry.bytes
+        }
+        let bytes = encode(RenderedMetrics.liveTail(format))
+        entries.withLockedValue { $0[slot] = Entry(readAt: now, bytes: bytes) }
+        return bytes
     }
 }
