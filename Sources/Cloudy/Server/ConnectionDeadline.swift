@@ -4,6 +4,10 @@ import NIOCore
 /// full within `requestTimeout` of its first byte (slowloris trickles headers a byte at a
 /// time), and a keep-alive connection may sit idle between requests for `idleTimeout`.
 /// Sits in front of the HTTP decoder; the request handler tells it when a request is complete.
+///
+/// A request only moves the deadline (a clock read); no timer is scheduled or cancelled per
+/// request. One timer per connection wakes at most `requestTimeout` apart, closes the
+/// connection once its deadline has passed, and otherwise sets itself again.
 final class ConnectionDeadline: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -12,7 +16,9 @@ final class ConnectionDeadline: ChannelDuplexHandler {
 
     let requestTimeout: TimeAmount
     let idleTimeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    /// When the connection is cut; nil while a request is being answered.
+    private var deadline: NIODeadline?
+    private var timer: Scheduled<Void>?
     private var receivingRequest = false
     private var context: ChannelHandlerContext?
 
@@ -23,50 +29,62 @@ final class ConnectionDeadline: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if context.channel.isActive { arm(idleTimeout) }
+        if context.channel.isActive { start() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        timer?.cancel()
+        timer = nil
         self.context = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(idleTimeout)
+        start()
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        timer?.cancel()
+        timer = nil
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !receivingRequest {
             receivingRequest = true
-            arm(requestTimeout)
+            deadline = context.eventLoop.now + requestTimeout
         }
         context.fireChannelRead(data)
     }
 
     /// The request handler has a whole request: the clock stops until the answer is written.
     func requestReceived() {
-        deadline?.cancel()
         deadline = nil
     }
 
     /// The answer is written: wait for the next request, idle.
     func responseSent() {
         receivingRequest = false
-        arm(idleTimeout)
+        deadline = context.map { $0.eventLoop.now + idleTimeout }
     }
 
-    private func arm(_ timeout: TimeAmount) {
-        deadline?.cancel()
+    private func start() {
+        guard let context, timer == nil else { return }
+        deadline = context.eventLoop.now + idleTimeout
+        check()
+    }
+
+    /// Closes the connection if its deadline has passed, else wakes again by the deadline and at
+    /// most `requestTimeout` from now (a request may begin meanwhile and bring the deadline closer).
+    private func check() {
+        timer = nil
         guard let context else { return }
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            channel.close(promise: nil)
+        let now = context.eventLoop.now
+        if let deadline, deadline <= now {
+            context.channel.close(promise: nil)
+            return
         }
+        let wake = min(deadline ?? .distantFuture, now + requestTimeout)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: wake) { [weak self] in self?.check() }
     }
 }

@@ -40,7 +40,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(context: context, head: head, reply: .text(.payloadTooLarge, "request body too large"), forceClose: true)
             return
         }
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
+        let path = head.uri.firstIndex(of: "?").map { String(head.uri[..<$0]) } ?? head.uri
         guard let endpoint = routes.endpoint(for: path) else {
             write(context: context, head: head, reply: .text(.notFound, "404 page not found"))
             return
