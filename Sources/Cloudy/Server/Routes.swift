@@ -73,12 +73,10 @@ extension Routes {
     private func metrics(head: HTTPRequestHead) -> Reply {
         let rendered = store.rendered.metrics
         let format = ExpositionFormat.negotiate(accept: head.headers.first(name: "accept"))
+        let gzip = Self.acceptsGzip(head.headers.first(name: "accept-encoding"))
         var headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
-        if Self.acceptsGzip(head.headers.first(name: "accept-encoding")) {
-            headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: .ok, headers: headers, body: [rendered.gzip(format).prefix, rendered.tail(format, gzip: true)])
-        }
-        return Reply(status: .ok, headers: headers, body: rendered.body(format) + [rendered.tail(format, gzip: false)])
+        if gzip { headers.append(("Content-Encoding", "gzip")) }
+        return Reply(status: .ok, headers: headers, body: rendered.scrapeBody(format, gzip: gzip))
     }
 
     /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.

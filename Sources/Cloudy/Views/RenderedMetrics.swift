@@ -67,14 +67,22 @@ public struct RenderedMetrics: Sendable {
         format == .prometheus ? prometheusGzip : openMetricsGzip
     }
 
-    /// What a scrape sends after the cached body: the `process_*` tail in the format asked for,
-    /// as text or as the gzip suffix that completes `gzip(format).prefix`. The tail is read from
-    /// /proc at most once per `TailCache.maxAge` (listing /proc/self/fd costs more than the
-    /// rest of a scrape), so a burst of scrapes shares one reading.
-    public func tail(_ format: ExpositionFormat, gzip: Bool) -> ByteBuffer {
-        tails.tail(format: format, gzip: gzip) { text in
-            gzip ? ByteBuffer(bytes: self.gzip(format).suffix(appending: text)) : ByteBuffer(bytes: text)
+    /// Everything a scrape sends, in order: the cached body and the live `process_*` tail, as
+    /// text or as one gzip member. The tail is read from /proc at most once per
+    /// `TailCache.maxAge` (listing /proc/self/fd costs more than the rest of a scrape), so a burst
+    /// of scrapes shares one reading; the gzip member is then kept whole (prefix and the suffix
+    /// that completes it, one ~85 KB copy a second at W100), so a gzip scrape is one buffer.
+    public func scrapeBody(_ format: ExpositionFormat, gzip: Bool) -> [ByteBuffer] {
+        let tail = tails.tail(format: format, gzip: gzip) { text in
+            guard gzip else { return ByteBuffer(bytes: text) }
+            let body = self.gzip(format)
+            var member = ByteBuffer()
+            member.reserveCapacity(body.prefix.readableBytes + text.count + 64)
+            member.writeImmutableBuffer(body.prefix)
+            member.writeBytes(body.suffix(appending: text))
+            return member
         }
+        return gzip ? [tail] : body(format) + [tail]
     }
 
     /// The live tail of a scrape: `process_*` read now, and `# EOF` for OpenMetrics.
@@ -88,7 +96,7 @@ public struct RenderedMetrics: Sendable {
     }
 }
 
-/// The live tails of one rendering, each kept for up to a second.
+/// The live tails of one rendering (the gzip ones as whole members), each kept for up to a second.
 final class TailCache: Sendable {
     static let maxAge: UInt64 = 1_000_000_000  // nanoseconds
 
