@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
 @testable import Cloudy
@@ -86,6 +87,28 @@ final class CurlHTTPClientTests: XCTestCase {
     func testOnlyHTTPAndHTTPSEvenAfterARedirect() {
         XCTAssertNotNil(failureKind(fetch("/file")))
         XCTAssertEqual(failureKind(client.fetch(HTTPRequest(url: "file:///etc/passwd", timeout: 1))), .invalidRequest)
+    }
+
+    func testKeepsTheConnectionOpenForTheNextExchange() throws {
+        for _ in 0..<3 { XCTAssertEqual(try fetch("/echo").get().status, 200) }
+        XCTAssertEqual(server.connections, 1, "three exchanges in a row share one connection")
+        XCTAssertEqual(failureKind(fetch("/cut")), .truncated)  // the server closes that one
+        XCTAssertEqual(try fetch("/echo").get().status, 200, "a closed connection is replaced")
+        XCTAssertEqual(server.connections, 2)
+        XCTAssertEqual(failureKind(fetch("/hang", timeout: 0.3)), .timeout)
+        XCTAssertEqual(String(decoding: try fetch("/echo").get().body, as: UTF8.self),
+                       "ua=cloudy-test/1.0 accept=application/json", "a reused handle starts from clean options")
+    }
+
+    func testConcurrentExchangesEachGetAHandle() {
+        let results = NIOLockedValueBox<[Int]>([])
+        let (client, url) = (client, server.baseURL + "/echo")
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let status = (try? client.fetch(HTTPRequest(url: url, timeout: 5)).get().status) ?? -1
+            results.withLockedValue { $0.append(status) }
+        }
+        XCTAssertEqual(results.withLockedValue { $0 }, Array(repeating: 200, count: 8))
+        XCTAssertLessThanOrEqual(server.connections, 8)
     }
 
     func testRefusedConnection() {

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -15,14 +16,18 @@ final class ScriptedHTTPServer: @unchecked Sendable {
 
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private(set) var channel: Channel!
+    /// TCP connections accepted so far.
+    var connections: Int { accepted.withLockedValue { $0 } }
+    private let accepted = NIOLockedValueBox(0)
     var port: Int { channel.localAddress!.port! }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(_ script: @escaping @Sendable (HTTPRequestHead) -> Answer) throws {
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+            .childChannelInitializer { [accepted] channel in
+                accepted.withLockedValue { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(script: script))
                 }

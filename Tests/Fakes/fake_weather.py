@@ -228,7 +228,10 @@ Control endpoints (JSON bodies; never counted as weather requests):
     GET /-/requests   {"count": N, "in_flight": I, "max_in_flight": M, "requests": [
                         {"path", "query": {name: value}, "headers": {lower-case name: value},
                          "time": epoch seconds}, ...]}  (the last 10000 weather requests of
-                      every endpoint; max_in_flight = most served at once since the reset)
+                      every endpoint; max_in_flight = most served at once since the reset; a
+                      request is in flight from its arrival until its answer's headers are
+                      sent, so a client that sends the next request only after an answer is
+                      never counted twice)
     Every POST answers {"ok": true, ...} with the new settings.
 Bad control bodies get 400 {"error": "..."}.
 """
@@ -1365,11 +1368,23 @@ class Handler(BaseHTTPRequestHandler):
         record = {"path": url.path, "query": query, "headers": headers, "time": time.time()}
         state = self.server.state
         job = state.begin(record)
+        self.answering = True  # end_headers ends it: the client cannot have the answer before
         try:
             time.sleep(job.latency_ms / 1000)
             self.answer_weather(endpoint, WeatherRequest(url.path, query, headers, job))
         finally:
-            state.end()
+            self.end_answer()  # no headers sent (hang, error)
+
+    def end_answer(self):
+        if getattr(self, "answering", False):
+            self.answering = False
+            self.server.state.end()
+
+    def end_headers(self):
+        # Counted out of flight before the headers leave: a sequential client's next request
+        # then never meets this one still counted (as it did when end() ran after the body).
+        self.end_answer()
+        super().end_headers()
 
     def answer_weather(self, endpoint, request):
         fault = request.job.fault

@@ -9,11 +9,22 @@ import NIOConcurrencyHelpers
 /// TLS peer and host verification on, an identifying User-Agent, compressed transfer accepted,
 /// and the decoded body capped at `maxBodyBytes` (a larger answer is abandoned as `too_large`).
 /// `cancelAll()` aborts exchanges in flight, so shutdown never waits on a hung upstream.
+///
+/// Easy handles are kept between exchanges (up to `maxIdleHandles`), and with them libcurl's
+/// open connections and TLS sessions: the next batch to the same API skips the TCP and TLS
+/// handshakes (libcurl drops a connection idle for more than 118 s on its own).
 public final class CurlHTTPClient: Sendable {
     public let userAgent: String
     public let maxBodyBytes: Int
     public let maxRedirects: Int
     private let cancelled = NIOLockedValueBox(false)
+    private let idleHandles = NIOLockedValueBox<[EasyHandle]>([])
+    static let maxIdleHandles = 4
+
+    /// A libcurl easy handle; only one exchange uses it at a time (it is out of `idleHandles`).
+    private struct EasyHandle: @unchecked Sendable {
+        let raw: UnsafeMutableRawPointer
+    }
 
     private static let globalInit: Void = {
         _ = cloudy_curl_global_init()
@@ -31,17 +42,40 @@ public final class CurlHTTPClient: Sendable {
     public func resume() { cancelled.withLockedValue { $0 = false } }
     var isCancelled: Bool { cancelled.withLockedValue { $0 } }
 
+    deinit {
+        for handle in idleHandles.withLockedValue({ $0 }) { curl_easy_cleanup(handle.raw) }
+    }
+
+    /// An idle handle (its connections still open) or a new one.
+    private func takeHandle() -> EasyHandle? {
+        if let idle = idleHandles.withLockedValue({ $0.popLast() }) { return idle }
+        return curl_easy_init().map(EasyHandle.init)
+    }
+
+    /// Clears the handle's options (they point at this exchange's buffers) but keeps its
+    /// connections, then keeps it for the next exchange, or closes it when enough are idle.
+    private func giveBack(_ handle: EasyHandle) {
+        curl_easy_reset(handle.raw)
+        let kept = idleHandles.withLockedValue { idle in
+            guard idle.count < Self.maxIdleHandles else { return false }
+            idle.append(handle)
+            return true
+        }
+        if !kept { curl_easy_cleanup(handle.raw) }
+    }
+
     public func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPClientError> {
         if isCancelled { return .failure(HTTPClientError(.cancelled, "the exporter is shutting down")) }
-        guard let handle = curl_easy_init() else {
+        guard let easy = takeHandle() else {
             return .failure(HTTPClientError(.network, "curl_easy_init failed"))
         }
+        let handle = easy.raw
         let exchange = Exchange(client: self, cap: maxBodyBytes)
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         defer {
-            curl_easy_cleanup(handle)
+            giveBack(easy)  // first: the reset drops the handle's pointers to the buffers below
             curl_slist_free_all(headerList)
             errorBuffer.deallocate()
         }
