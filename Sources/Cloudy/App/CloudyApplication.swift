@@ -38,6 +38,11 @@ public final class CloudyApplication: @unchecked Sendable {
         // glibc gives each thread that allocates its own arena (up to 8 per core); freed memory
         // then sits in several. Two arenas hold everything a refresh and the server allocate.
         _ = mallopt(M_ARENA_MAX, 2)
+        // Blocks from 128 KiB up (the rendered bodies, upstream responses) are mapped on their
+        // own, as glibc does by default until the first such block is freed: then it raises the
+        // limit to that size and serves the next ones from an arena, where the unused capacity
+        // of a buffer (ByteBuffer rounds up to a power of two) can pin pages dirtied earlier.
+        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let app = CloudyApplication(options: options, config: config, logger: logger, signals: signals)
         do {
             try await app.server.bind(options.listenAddresses)
