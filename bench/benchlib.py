@@ -325,11 +325,15 @@ class Exporter:
     end of every refresh ("refresh finished", logged after the pages are rendered) is seen
     without scraping."""
 
-    def __init__(self, binary: Path, config: Path, work: Path, cpu: int | None = None, port: int | None = None):
+    def __init__(self, binary: Path, config: Path, work: Path, cpu: int | None = None, port: int | None = None,
+                 wrapper: list[str] | None = None):
+        """`wrapper`: a command that runs the exporter in the same process (e.g. valgrind)."""
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         args = [binary, f"--config.file={config}", f"--web.listen-address=127.0.0.1:{self.port}",
                 f"--storage.path={work / 'data'}", "--log.format=json"]
+        if wrapper:
+            args = wrapper + args
         if cpu is not None:
             args = ["taskset", "-c", cpu] + args
         self.args = args
@@ -399,8 +403,8 @@ class Exporter:
     def rss(self) -> int:
         return proc_status(self.pid, "VmRSS")
 
-    def stop(self) -> None:
-        stop(self.proc)
+    def stop(self, grace: float = 5.0) -> None:
+        stop(self.proc, grace)
 
 
 # --------------------------------------------------------------------------------------------

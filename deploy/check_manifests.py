@@ -535,8 +535,14 @@ def check_dockerfile():
     runtime = lines[lines.index(froms[-1]):] if froms else []
     build = lines[:lines.index(froms[-1])] if froms else []
     btext, rtext = " ".join(build), " ".join(runtime)
-    if "--static-swift-stdlib" not in btext or "libcurl4-openssl-dev" not in btext:
-        problems.append("build stage lacks libcurl4-openssl-dev or --static-swift-stdlib")
+    if "libcurl4-openssl-dev" not in btext:
+        problems.append("build stage lacks libcurl4-openssl-dev")
+    # The release build as shipped (static Swift runtime, link layout) is scripts/build-release.
+    script = os.path.join(DEPLOY, "..", "scripts", "build-release")
+    if not re.search(r"RUN .*scripts/build-release", btext) or not re.search(r"COPY \S*scripts/build-release", btext):
+        problems.append("build stage does not copy and run scripts/build-release")
+    elif "--static-swift-stdlib" not in open(script, encoding="utf-8").read():
+        problems.append("scripts/build-release does not build with --static-swift-stdlib")
     for pkg in ("libcurl4", "ca-certificates"):
         if not re.search(r"apt-get install[^&]*\b%s\b" % pkg, rtext):
             problems.append("runtime stage does not install %s" % pkg)
@@ -550,8 +556,13 @@ def check_dockerfile():
         problems.append("no HEALTHCHECK on /healthz")
     elif "curl" in health[0] and not re.search(r"apt-get install[^&]*\bcurl\b", rtext):
         problems.append("HEALTHCHECK uses curl, which the runtime stage does not install")
-    if not os.path.exists(os.path.join(DEPLOY, "docker", "Dockerfile.dockerignore")):
+    ignore_file = os.path.join(DEPLOY, "docker", "Dockerfile.dockerignore")
+    if not os.path.exists(ignore_file):
         problems.append("no deploy/docker/Dockerfile.dockerignore")
+    else:
+        ignore = open(ignore_file, encoding="utf-8").read().split()
+        if "*" in ignore and "!scripts/build-release" not in ignore:
+            problems.append("Dockerfile.dockerignore leaves scripts/build-release out of the build context")
     return problems
 
 
