@@ -315,8 +315,7 @@ def exporter_binary(default: str) -> Path:
     if not path.is_absolute():
         path = ROOT / path
     if not os.access(path, os.X_OK):
-        sys.exit(f"bench: {path} is not an executable; build it (swift build -c release --static-swift-stdlib --product "
-                 f"cloudy_exporter) or set CLOUDY_EXPORTER")
+        sys.exit(f"bench: {path} is not an executable; build it (scripts/build-release) or set CLOUDY_EXPORTER")
     return path
 
 
