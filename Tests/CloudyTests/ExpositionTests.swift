@@ -60,6 +60,16 @@ final class ExpositionTests: XCTestCase {
         XCTAssertFalse(Routes.acceptsGzip("gzip;q=0"))
         XCTAssertFalse(Routes.acceptsGzip("identity"))
         XCTAssertFalse(Routes.acceptsGzip(nil))
+        XCTAssertTrue(Routes.acceptsGzip("br, GZip ;\tq=0.5"))
+        XCTAssertFalse(Routes.acceptsGzip("gzipper, x-gzip"))
+        XCTAssertFalse(Routes.acceptsGzip("identity, gzip; q=0.000"))
+    }
+
+    func testQualityListEntries() {
+        let entries = QualityList(" text/plain;version=0.0.4;q=0.5 ,, */* ; q=0.1,application/openmetrics-text;q=bad, gzip;q=").map { "\($0.value)=\($0.q)" }
+        XCTAssertEqual(entries, ["text/plain=0.5", "*/*=0.1", "application/openmetrics-text=0.0", "gzip=1.0"])
+        XCTAssertEqual(Array(QualityList("")).count, 0)
+        XCTAssertEqual(Array(QualityList(" , ;q=1")).count, 0)
     }
 
     /// The cached gzip prefix plus a per-scrape tail must be one valid gzip member holding

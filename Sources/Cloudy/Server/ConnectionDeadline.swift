@@ -8,11 +8,13 @@ import NIOCore
 /// A request only moves the deadline (a clock read); no timer is scheduled or cancelled per
 /// request. One timer per connection wakes at most `requestTimeout` apart, closes the
 /// connection once its deadline has passed, and otherwise sets itself again.
-final class ConnectionDeadline: ChannelDuplexHandler {
+///
+/// Inbound only, so the writes of every response skip it; and the timer holds it strongly (a
+/// weak reference would give it a side table and slow every retain of it): the timer is
+/// cancelled when the handler is removed, which every closed channel does.
+final class ConnectionDeadline: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
 
     let requestTimeout: TimeAmount
     let idleTimeout: TimeAmount
@@ -85,6 +87,6 @@ final class ConnectionDeadline: ChannelDuplexHandler {
             return
         }
         let wake = min(deadline ?? .distantFuture, now + requestTimeout)
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: wake) { [weak self] in self?.check() }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: wake) { self.check() }
     }
 }

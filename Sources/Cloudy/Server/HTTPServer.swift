@@ -58,6 +58,10 @@ public final class HTTPServer: Service, @unchecked Sendable {
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
+            // Answers are whole buffers rendered beforehand, never streamed: nothing waits on
+            // writability, so the marks sit above any body (W1000 plain is ~17 MB) and a scrape
+            // does not flip the channel unwritable and back (two trips down the pipeline each).
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 30, high: 1 << 31))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations

@@ -82,13 +82,7 @@ extension Routes {
     /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
-        for part in header.split(separator: ",") {
-            let fields = part.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
-            guard let coding = fields.first, coding == "gzip" || coding == "*" else { continue }
-            let q = fields.dropFirst().first(where: { $0.hasPrefix("q=") }).flatMap { Double($0.dropFirst(2)) } ?? 1
-            if q > 0 { return true }
-        }
-        return false
+        return QualityList(header).contains { coding, q in q > 0 && (coding.equalsIgnoringCase("gzip") || coding == "*") }
     }
 
     static func oneLine(_ text: String) -> String {

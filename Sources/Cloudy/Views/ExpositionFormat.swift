@@ -17,31 +17,18 @@ public enum ExpositionFormat: Sendable {
     public static func negotiate(accept: String?) -> ExpositionFormat {
         guard let accept, accept.contains("openmetrics") else { return .prometheus }
         var best: (format: ExpositionFormat, q: Double)? = nil
-        for part in accept.split(separator: ",") {
-            let fields = part.split(separator: ";").map { $0.trimmingSpaces() }
-            guard let media = fields.first else { continue }
-            var q = 1.0
-            for field in fields.dropFirst() where field.hasPrefix("q=") {
-                q = Double(field.dropFirst(2)) ?? 0
-            }
+        for (media, q) in QualityList(accept) where q > 0 {
             let format: ExpositionFormat
-            switch media {
-            case "application/openmetrics-text": format = .openMetrics
-            case "text/plain", "*/*", "text/*": format = .prometheus
-            default: continue
+            if media.equalsIgnoringCase("application/openmetrics-text") {
+                format = .openMetrics
+            } else if media.equalsIgnoringCase("text/plain") || media == "*/*" || media.equalsIgnoringCase("text/*") {
+                format = .prometheus
+            } else {
+                continue
             }
-            if q > 0, best == nil || q > best!.q { best = (format, q) }
+            if best == nil || q > best!.q { best = (format, q) }
         }
         return best?.format ?? .prometheus
-    }
-}
-
-extension Substring {
-    func trimmingSpaces() -> String {
-        var slice = self[...]
-        while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
-        while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }
-        return String(slice)
     }
 }
 

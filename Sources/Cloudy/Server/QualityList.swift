@@ -1,0 +1,57 @@
+/// The entries of an HTTP list header with quality values (`Accept`, `Accept-Encoding`):
+/// `deflate, gzip;q=0.8` is ("deflate", 1) then ("gzip", 0.8). Values keep their parameters
+/// other than `q` out (`text/plain;version=0.0.4` is "text/plain"). Works on slices of the
+/// header and allocates nothing: it runs on every scrape.
+struct QualityList: Sequence, IteratorProtocol {
+    private var rest: Substring
+
+    init(_ header: String) {
+        rest = header[...]
+    }
+
+    mutating func next() -> (value: Substring, q: Double)? {
+        while !rest.isEmpty {
+            let entry = Self.cut(&rest, at: ",")
+            var params = entry
+            let value = Self.cut(&params, at: ";").trimmingSpaces()
+            guard !value.isEmpty else { continue }
+            var q = 1.0
+            while !params.isEmpty {
+                let param = Self.cut(&params, at: ";").trimmingSpaces()
+                if param.utf8.count > 2, param.utf8.starts(with: "q=".utf8) {
+                    q = Double(param.dropFirst(2)) ?? 0
+                }
+            }
+            return (value, q)
+        }
+        return nil
+    }
+
+    /// The part of `text` before the first `separator`; `text` becomes the part after it.
+    private static func cut(_ text: inout Substring, at separator: Unicode.Scalar) -> Substring {
+        guard let end = text.utf8.firstIndex(of: UInt8(ascii: separator)) else {
+            defer { text = text[text.endIndex...] }
+            return text
+        }
+        defer { text = text[text.utf8.index(after: end)...] }
+        return text[..<end]
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: { !blank($0) }), let last = utf8.lastIndex(where: { !blank($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
+    }
+
+    /// ASCII case-insensitive equality (header tokens: media types, content codings).
+    func equalsIgnoringCase(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}
