@@ -66,8 +66,8 @@ final class ExpositionTests: XCTestCase {
     }
 
     func testQualityListEntries() {
-        let entries = QualityList(" text/plain;version=0.0.4;q=0.5 ,, */* ; q=0.1,application/openmetrics-text;q=bad, gzip;q=").map { "\($0.value)=\($0.q)" }
-        XCTAssertEqual(entries, ["text/plain=0.5", "*/*=0.1", "application/openmetrics-text=0.0", "gzip=1.0"])
+        let entries = QualityList(" text/plain;version=0.0.4;q=0.5 ,, */* ; q=0.1,application/openmetrics-text;q=bad, gzip;q=, br;Q=0.25").map { "\($0.value)=\($0.q)" }
+        XCTAssertEqual(entries, ["text/plain=0.5", "*/*=0.1", "application/openmetrics-text=0.0", "gzip=0.0", "br=0.25"])
         XCTAssertEqual(Array(QualityList("")).count, 0)
         XCTAssertEqual(Array(QualityList(" , ;q=1")).count, 0)
     }

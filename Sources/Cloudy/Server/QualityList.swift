@@ -1,7 +1,8 @@
 /// The entries of an HTTP list header with quality values (`Accept`, `Accept-Encoding`):
-/// `deflate, gzip;q=0.8` is ("deflate", 1) then ("gzip", 0.8). Values keep their parameters
-/// other than `q` out (`text/plain;version=0.0.4` is "text/plain"). Works on slices of the
-/// header and allocates nothing: it runs on every scrape.
+/// `deflate, gzip;q=0.8` is ("deflate", 1) then ("gzip", 0.8). Parameters other than `q` are
+/// dropped (`text/plain;version=0.0.4` is "text/plain"); a `q` that is not a number is 0, so a
+/// malformed entry is never chosen. Works on slices of the header and allocates nothing: it
+/// runs on every scrape.
 struct QualityList: Sequence, IteratorProtocol {
     private var rest: Substring
 
@@ -18,7 +19,8 @@ struct QualityList: Sequence, IteratorProtocol {
             var q = 1.0
             while !params.isEmpty {
                 let param = Self.cut(&params, at: ";").trimmingSpaces()
-                if param.utf8.count > 2, param.utf8.starts(with: "q=".utf8) {
+                let bytes = param.utf8
+                if bytes.count >= 2, bytes.first! | 0x20 == UInt8(ascii: "q"), bytes.dropFirst().first == UInt8(ascii: "=") {
                     q = Double(param.dropFirst(2)) ?? 0
                 }
             }
