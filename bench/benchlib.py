@@ -309,6 +309,13 @@ def _read_line(stream, timeout: float, what: str) -> str:
 # --------------------------------------------------------------------------------------------
 # cloudy_exporter
 
+def require_tools(script: str, *tools: str) -> None:
+    """Exits with a clear message when a command the script runs is not installed."""
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        sys.exit(f"{script}: {', '.join(missing)} not found; scripts/install-deps --test installs them")
+
+
 def exporter_binary(default: str) -> Path:
     """$CLOUDY_EXPORTER, else `default` (relative to the repository root)."""
     path = Path(os.environ.get("CLOUDY_EXPORTER") or default)
