@@ -6,8 +6,8 @@ import Logging
 
 /// The entry point. Synchronous on purpose: the main thread waits for the command to finish. An
 /// `async` main would hand the main thread to Dispatch instead (`dispatch_main()`), which ends it
-/// with `pthread_exit`: a forced unwind of its stack that reads the unwind tables and keeps ~0.4 MB
-/// of the executable resident for nothing (bench/README.md, "Memory").
+/// with `pthread_exit`: a forced unwind of its stack that reads the unwind tables and keeps them
+/// resident for nothing (how much: bench/README.md, "Memory").
 @main
 enum Main {
     static func main() {
