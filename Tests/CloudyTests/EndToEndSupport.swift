@@ -3,7 +3,7 @@ import XCTest
 @testable import Cloudy
 
 /// The fake Open-Meteo (`Tests/Fakes/fake_weather.py`) as a child process on 127.0.0.1.
-final class FakeWeatherAPI {
+final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the fake serializes control calls
     let process = Process()
     let port: Int
     let client = CurlHTTPClient(userAgent: "cloudy-tests")
@@ -53,14 +53,22 @@ final class FakeWeatherAPI {
 
     /// The weather requests the fake has answered since the last reset.
     func requests() throws -> [[String: Any]] {
+        try requestLog()["requests"] as? [[String: Any]] ?? []
+    }
+
+    /// Weather requests the fake is serving right now (a `hang` fault holds them).
+    func requestsInFlight() throws -> Int {
+        try requestLog()["in_flight"] as? Int ?? 0
+    }
+
+    private func requestLog() throws -> [String: Any] {
         let body = try client.fetch(HTTPRequest(url: baseURL + "/-/requests", timeout: 5)).get().body
-        let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
-        return json?["requests"] as? [[String: Any]] ?? []
+        return try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
     }
 }
 
 /// The real `cloudy_exporter` binary, started with a config written for the test.
-final class ExporterProcess {
+final class ExporterProcess: @unchecked Sendable {  // read-only after init; Process is thread-safe to query
     let process = Process()
     let port: Int
     let directory: URL

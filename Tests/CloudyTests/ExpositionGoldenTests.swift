@@ -34,8 +34,8 @@ final class ExpositionGoldenTests: XCTestCase {
 
     func render(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> RenderedMetrics {
         let (config, statuses, telemetry) = try fixedState(units: units)
-        return WeatherStore.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
-                                   now: Self.fetchedAt + 60).metrics
+        return RenderedPages(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
+                             now: Self.fetchedAt + 60, processMetrics: ProcessMetrics.page).metrics
     }
 
     func compare(_ buffer: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -60,7 +60,9 @@ final class ExpositionGoldenTests: XCTestCase {
         let rendered = try render(units: (Self.baseUnits, Self.baseUnits, Self.baseUnits))
         let text = Array(rendered.prometheus.readableBytesView)
         try compare(text, golden: "metrics-base-units.prom")
-        let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text + RenderedMetrics.liveTail(.prometheus)))
+        // What a scrape sends: the golden text and the live process_* tail.
+        let scrape = rendered.scrapeBody(.prometheus, gzip: false).flatMap { Array($0.readableBytesView) }
+        let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(scrape))
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertEqual(result.stdout + result.stderr, "", "promtool must find nothing with base units")
     }
@@ -86,8 +88,9 @@ final class ExpositionGoldenTests: XCTestCase {
         statuses[0].lastAttempt = Self.fetchedAt + 1801
         statuses[1].lastSuccess = Self.fetchedAt + 1801
         config.refresh.staleAfter = 1800
-        let text = String(buffer: WeatherStore.render(config: config, statuses: statuses, telemetry: telemetry,
-                                                     telemetryPath: "/metrics", now: Self.fetchedAt + 1801).metrics.prometheus)
+        let text = String(buffer: RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
+                                                telemetryPath: "/metrics", now: Self.fetchedAt + 1801,
+                                                processMetrics: ProcessMetrics.page).metrics.prometheus)
         XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"Berlin\"}"))
         XCTAssertTrue(text.contains("weather_temperature_celsius{location=\"London\"} "), "a place whose last success is fresh keeps its series")
         XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"New York\"}"))

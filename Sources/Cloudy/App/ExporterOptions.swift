@@ -1,7 +1,6 @@
 import Logging
 
-/// The command line, parsed: what `cloudy_exporter` was asked to do. Tests build the same
-/// options to drive the very application the binary runs.
+/// The command line, parsed: what `cloudy_exporter` was asked to do.
 public struct ExporterOptions: Sendable {
     /// nil runs the embedded default config.
     public var configFile: String?

@@ -28,9 +28,6 @@ public enum ProviderName: String, Sendable, CaseIterable {
     case openWeatherMap = "openweathermap"
     case metNorway = "met-norway"
 
-    /// The providers this build can fetch from.
-    public static let implemented: [ProviderName] = [.openMeteo, .openWeatherMap, .metNorway]
-
     public var defaultURL: String {
         switch self {
         case .openMeteo: return "https://api.open-meteo.com"
@@ -79,7 +76,7 @@ public struct RefreshSettings: Sendable, Equatable {
 public struct ForecastSettings: Sendable, Equatable {
     /// Daily forecast days, day 0 = today (0…16).
     public var days: Int
-    /// Hourly forecast hours, hour 1 = the next whole hour (0…384).
+    /// Hourly forecast hours, hour 1 = the next whole hour (0…383).
     public var hours: Int
 
     public init(days: Int = 7, hours: Int = 24) {

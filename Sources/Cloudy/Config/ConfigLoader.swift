@@ -36,9 +36,6 @@ public enum ConfigLoader {
         if let provider = try document.mapping("provider") {
             try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
-            guard ProviderName.implemented.contains(name) else {
-                throw provider.error("name", "\(name.rawValue) is not implemented yet; use open-meteo")
-            }
             let keyFile = try provider.string("api_key_file")
             config.provider = ProviderSettings(
                 name: name,

@@ -3,61 +3,52 @@ import Glibc
 #endif
 import CMalloc
 import Dispatch
-import Foundation
 import Logging
-import NIOConcurrencyHelpers
 
-/// Drives refreshes from a `DispatchSourceTimer` on a serial queue: the first at start-up,
-/// then every `refresh.interval` — later while the provider fails (`Backoff`). The timer is
-/// armed again only when a refresh has finished, so a slow refresh never overlaps the next;
-/// scrapes never wait on it. A second timer re-renders the page when a place's last good
-/// weather reaches `stale_after`, so stale series vanish on time even while refreshes wait.
+/// Drives refreshes from one-shot timers on a serial queue: the first at start-up, then every
+/// `refresh.interval` — later while the provider fails (`Backoff`). The timer is armed again
+/// only when a refresh has finished, so a slow refresh never overlaps the next; scrapes never
+/// wait on it. A second timer re-renders the pages when a place's last good weather reaches
+/// `stale_after`, so stale series vanish on time even while refreshes wait. Time comes from an
+/// `ExporterClock` (Dispatch and the wall clock in production; a manual clock in tests).
 public final class Refresher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "cloudy.refresh")
     private let store: WeatherStore
     private let client: CurlHTTPClient
     private let logger: Logger
+    private let clock: ExporterClock
+    /// Uniform in 0…1: spreads the back-off of replicas that failed together.
+    private let jitter: @Sendable () -> Double
+    private let idle = DispatchGroup()
+    private let geocoder: Geocoder
     // Touched only on `queue`:
-    private var timer: DispatchSourceTimer?
-    private var staleTimer: DispatchSourceTimer?
+    private var timer: ScheduledTimer?
+    private var staleTimer: ScheduledTimer?
     private var running = false
     private var lastStarted = 0.0
     private var provider: WeatherProvider
-    private let geocoder: Geocoder
     private(set) var backoff: Backoff
-    private let idle = DispatchGroup()
 
-    public init(store: WeatherStore, client: CurlHTTPClient, storagePath: String, logger: Logger) {
+    public init(store: WeatherStore, client: CurlHTTPClient, storagePath: String, logger: Logger,
+                clock: ExporterClock = SystemClock(),
+                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.store = store
         self.client = client
         self.logger = logger
+        self.clock = clock
+        self.jitter = jitter
         let config = store.config
-        geocoder = Geocoder(baseURL: config.geocodingURL, storagePath: storagePath, client: client, recorder: store.telemetry, logger: logger)
-        provider = Self.makeProvider(config, client: client, telemetry: store.telemetry, logger: logger)
+        geocoder = Geocoder(baseURL: config.geocodingURL, storagePath: storagePath, client: client,
+                            recorder: store.telemetry, logger: logger)
+        provider = ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
         backoff = Backoff(interval: config.refresh.interval)
-    }
-
-    static func makeProvider(_ config: Config, client: CurlHTTPClient, telemetry: ExporterTelemetry, logger: Logger) -> WeatherProvider {
-        let settings = config.provider
-        switch settings.name {
-        case .openMeteo:
-            return OpenMeteoProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                                     client: client, recorder: telemetry, apiKey: settings.apiKey)
-        case .openWeatherMap:
-            // Config validation guarantees the key.
-            return OpenWeatherMapProvider(baseURL: settings.url, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast,
-                                          timeout: config.refresh.timeout, client: client, recorder: telemetry, oneCall: settings.oneCall)
-        case .metNorway:
-            return METNorwayProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                                     client: client, recorder: telemetry, logger: logger)
-        }
     }
 
     public func start() {
         queue.sync {
             self.client.resume()
             self.running = true
-            self.arm(at: 0)
+            self.arm(in: 0)
         }
     }
 
@@ -85,7 +76,8 @@ public final class Refresher: @unchecked Sendable {
                 || config.refresh.timeout != previous.refresh.timeout
             // A provider that keeps its settings keeps its caches (MET's Expires, OWM's call budget).
             if fetchSettingsChanged {
-                self.provider = Self.makeProvider(config, client: self.client, telemetry: self.store.telemetry, logger: self.logger)
+                self.provider = ProviderFactory.make(config, client: self.client, recorder: self.store.telemetry,
+                                                     logger: self.logger, clock: self.clock)
             }
             self.backoff.interval = config.refresh.interval
             self.geocoder.baseURL = config.geocodingURL
@@ -93,28 +85,30 @@ public final class Refresher: @unchecked Sendable {
             let fetchChanged = fetchSettingsChanged
                 || config.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
             guard self.running else { return }
+            let now = self.clock.now()
             if fetchChanged {
-                self.arm(at: max(0, self.backoff.notBefore - Date().timeIntervalSince1970))
+                self.arm(in: self.backoff.notBefore - now)
             } else if config.refresh.interval != previous.refresh.interval {
-                self.arm(at: self.backoff.nextRefresh(after: self.lastStarted) - Date().timeIntervalSince1970)
+                self.arm(in: self.backoff.nextRefresh(after: self.lastStarted) - now)
             }
         }
     }
 
-    /// Arms the one-shot refresh timer `delay` seconds from now.
-    private func arm(at delay: Double) {
+    /// Returns once the work queued so far (a reload's `apply`, a refresh) has run.
+    func waitForQueuedWork() {
+        queue.sync {}
+    }
+
+    /// Arms the one-shot refresh timer `delay` seconds from now (at once when ≤ 0).
+    private func arm(in delay: Double) {
         timer?.cancel()
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + max(0, delay), leeway: .milliseconds(Int(min(1000, backoff.interval * 50))))
-        timer.setEventHandler { [weak self] in
+        timer = clock.schedule(after: delay, leeway: min(1, backoff.interval * 0.05), on: queue) { [weak self] in
             guard let self, self.running else { return }
-            let started = Date().timeIntervalSince1970
+            let started = self.clock.now()
             self.lastStarted = started
             self.refresh()
-            if self.running { self.arm(at: self.backoff.nextRefresh(after: started) - Date().timeIntervalSince1970) }
+            if self.running { self.arm(in: self.backoff.nextRefresh(after: started) - self.clock.now()) }
         }
-        self.timer = timer
-        timer.resume()
     }
 
     /// Arms the re-render for the moment the next place's weather goes stale.
@@ -122,15 +116,11 @@ public final class Refresher: @unchecked Sendable {
         staleTimer?.cancel()
         staleTimer = nil
         guard running, let deadline = store.nextStaleDeadline() else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + max(0, deadline - Date().timeIntervalSince1970) + 0.01)
-        timer.setEventHandler { [weak self] in
+        staleTimer = clock.schedule(after: deadline - clock.now() + 0.01, leeway: 0, on: queue) { [weak self] in
             guard let self, self.running else { return }
-            self.store.render(now: Date().timeIntervalSince1970)
+            self.store.render(now: self.clock.now())
             self.armStaleTimer()
         }
-        staleTimer = timer
-        timer.resume()
     }
 
     private func refresh() {
@@ -140,7 +130,7 @@ public final class Refresher: @unchecked Sendable {
         guard !places.isEmpty else { return }
         let started = DispatchTime.now()
         // `city:` places are located first; those not found yet wait while the others are fetched.
-        let located = geocoder.locate(places, now: Date().timeIntervalSince1970, retryInterval: backoff.interval)
+        let located = geocoder.locate(places, now: clock.now(), retryInterval: backoff.interval)
         let fetchable = located.compactMap { try? $0.get() }
         var fetched = fetchable.isEmpty ? [] : provider.fetch(fetchable, logger: logger)[...]
         let outcomes: [Result<WeatherSnapshot, WeatherFetchError>] = located.map { location in
@@ -149,8 +139,9 @@ public final class Refresher: @unchecked Sendable {
             case let .failure(error): return .failure(error)
             }
         }
-        let now = Date().timeIntervalSince1970
-        store.record((0..<places.count).map { (place: places[$0], location: try? located[$0].get(), outcome: outcomes[$0]) }, at: now)
+        let now = clock.now()
+        store.record(places.indices.map { (place: places[$0], location: try? located[$0].get(), outcome: outcomes[$0]) },
+                     at: now)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         store.telemetry.recordRefresh(seconds: seconds)
         store.render(now: now)
@@ -159,10 +150,10 @@ public final class Refresher: @unchecked Sendable {
         // resident size reflects what the exporter keeps, not its peak.
         _ = malloc_trim(0)
 
-        var failures: [WeatherFetchError] = []
+        var failed = 0
         for (place, outcome) in zip(places, outcomes) {
             if case let .failure(error) = outcome {
-                failures.append(error)
+                failed += 1
                 logger.warning("place refresh failed", metadata: ["location": "\(place.name)", "reason": "\(error.message)"])
             }
         }
@@ -173,7 +164,7 @@ public final class Refresher: @unchecked Sendable {
         }
         if !fetchable.isEmpty, providerFailures.count == fetchable.count {
             let retryAfter = providerFailures.compactMap(\.retryAfter).max()
-            backoff.recordFailure(now: now, retryAfter: retryAfter, jitter: Double.random(in: 0...1))
+            backoff.recordFailure(now: now, retryAfter: retryAfter, jitter: jitter())
             logger.info("provider failing; backing off", metadata: [
                 "consecutive_failures": "\(backoff.failures)",
                 "next_attempt_in_seconds": "\(SampleValue.format((backoff.nextRefresh(after: now) - now).rounded()))",
@@ -182,7 +173,7 @@ public final class Refresher: @unchecked Sendable {
             backoff.recordSuccess()
         }
         logger.info("refresh finished", metadata: [
-            "places_ok": "\(places.count - failures.count)", "places_failed": "\(failures.count)",
+            "places_ok": "\(places.count - failed)", "places_failed": "\(failed)",
             "duration_seconds": "\(SampleValue.format((seconds * 1000).rounded() / 1000))",
             "provider": "\(provider.name.rawValue)",
         ])

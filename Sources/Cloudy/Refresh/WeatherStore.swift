@@ -1,45 +1,41 @@
 import NIOConcurrencyHelpers
-import NIOCore
 
-/// The exporter's state between refreshes: every place's status, and the pages rendered from
-/// them. The refresh writes it; scrapes only read the rendered bytes, under a lock held for
-/// the time it takes to copy a reference.
+/// The exporter's state between refreshes: the config in force, every place's status, and the
+/// pages last rendered from them (`RenderedPages`). The refresh writes it; scrapes only read the
+/// rendered pages, under a lock held for the time it takes to copy a reference.
 public final class WeatherStore: Sendable {
-    public struct Rendered: Sendable {
-        public var metrics: RenderedMetrics
-        public var landingPage: ByteBuffer
-        /// Why `/readyz` says 503, or nil when ready.
-        public var notReadyReason: String?
-        /// "Place: why its last refresh failed", one per failing place, for `/readyz`.
-        public var placeProblems: [String] = []
-    }
-
     struct State {
         var config: Config
         var statuses: [PlaceStatus]
-        var rendered: Rendered
+        var rendered: RenderedPages
         var renderedAt: Double
     }
 
     public let telemetry: ExporterTelemetry
     public let telemetryPath: String
+    private let processMetrics: @Sendable () -> MetricsPage
     private let state: NIOLockedValueBox<State>
 
-    public init(config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double) {
+    /// `processMetrics` reads the live `process_*` families at scrape time: /proc by default.
+    public init(config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+                processMetrics: @escaping @Sendable () -> MetricsPage = ProcessMetrics.page) {
         self.telemetry = telemetry
         self.telemetryPath = telemetryPath
+        self.processMetrics = processMetrics
         let statuses = config.places.map { PlaceStatus(place: $0) }
-        let rendered = Self.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: telemetryPath, now: now)
+        let rendered = RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
+                                     telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         state = NIOLockedValueBox(State(config: config, statuses: statuses, rendered: rendered, renderedAt: now))
     }
 
-    public var rendered: Rendered { state.withLockedValue { $0.rendered } }
+    public var rendered: RenderedPages { state.withLockedValue { $0.rendered } }
     public var config: Config { state.withLockedValue { $0.config } }
     public var statuses: [PlaceStatus] { state.withLockedValue { $0.statuses } }
 
     /// Records one refresh's outcomes: `place` as configured (places removed or changed meanwhile
     /// are ignored), `location` as fetched (with the coordinates a geocoder found), if it was.
-    public func record(_ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)], at now: Double) {
+    public func record(_ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)],
+                       at now: Double) {
         state.withLockedValue { state in
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
@@ -67,8 +63,9 @@ public final class WeatherStore: Sendable {
             for status in state.statuses { previous[status.place.name] = status }
             state.config = config
             state.statuses = config.places.map { place in
-                if var kept = previous[place.name], kept.place.latitude == place.latitude, kept.place.longitude == place.longitude,
-                   kept.place.city == place.city, kept.place.timezone == place.timezone {
+                if var kept = previous[place.name], kept.place.latitude == place.latitude,
+                   kept.place.longitude == place.longitude, kept.place.city == place.city,
+                   kept.place.timezone == place.timezone {
                     kept.place = place
                     return kept
                 }
@@ -87,43 +84,15 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// Renders `/metrics`, `/` and readiness from the current state. Called after every refresh
-    /// and reload, never per scrape.
+    /// Renders the pages from the current state. Called after every refresh and reload, and
+    /// when a place's weather goes stale; never per scrape.
     public func render(now: Double) {
         let (config, statuses) = state.withLockedValue { ($0.config, $0.statuses) }
-        let rendered = Self.render(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: telemetryPath, now: now)
+        let rendered = RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
+                                     telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         state.withLockedValue {
             $0.rendered = rendered
             $0.renderedAt = now
         }
-    }
-
-    static func render(config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double) -> Rendered {
-        var page = MetricsPage()
-        for status in statuses {
-            MetricsViewModel(status: status, units: status.place.units, provider: config.provider.name,
-                             now: now, staleAfter: config.refresh.staleAfter).addSamples(to: &page)
-        }
-        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
-        let reason = notReadyReason(statuses)
-        let views = statuses.map { StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter) }
-        let landing = ByteBufferAllocator().buffer(bytes: LandingPage.render(places: views, telemetryPath: telemetryPath, ready: reason))
-        let problems = statuses.compactMap { status in status.lastError.map { "\(status.place.name): \($0)" } }
-        return Rendered(metrics: RenderedMetrics(page: page), landingPage: landing, notReadyReason: reason, placeProblems: problems)
-    }
-
-    /// Ready once every place has had a first attempt and at least one place succeeded.
-    /// A shard that owns no place has nothing to wait for and is ready at once.
-    static func notReadyReason(_ statuses: [PlaceStatus]) -> String? {
-        if statuses.isEmpty { return nil }
-        let waiting = statuses.filter { $0.lastAttempt == nil }.count
-        if waiting > 0 {
-            return "waiting for the first refresh of \(waiting) of \(statuses.count) places"
-        }
-        if !statuses.contains(where: { $0.lastSuccess != nil }) {
-            let reason = statuses.first?.lastError ?? "unknown error"
-            return "no place has been refreshed successfully yet: \(reason)"
-        }
-        return nil
     }
 }

@@ -15,9 +15,12 @@ public struct RenderedMetrics: Sendable {
     public let openMetricsParts: [ByteBuffer]
     public let prometheusGzip: GzipBody
     public let openMetricsGzip: GzipBody
-    private let tails = TailCache()
+    private let tails: TailCache
 
-    public init(page: MetricsPage) {
+    /// `processMetrics` reads the live `process_*` families; a scrape calls it at most once a
+    /// second (`TailCache.maxAge`).
+    public init(page: MetricsPage, processMetrics: @escaping @Sendable () -> MetricsPage = ProcessMetrics.page) {
+        tails = TailCache(processMetrics: processMetrics)
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
         // The OpenMetrics body as ranges: of `plain` (true) or of `openHeaders` (false).
@@ -85,15 +88,6 @@ public struct RenderedMetrics: Sendable {
         return gzip ? [tail] : body(format) + [tail]
     }
 
-    /// The live tail of a scrape: `process_*` read now, and `# EOF` for OpenMetrics.
-    public static func liveTail(_ format: ExpositionFormat) -> [UInt8] {
-        var writer = ExpositionWriter(capacity: 1024)
-        for family in ProcessMetrics.page().sorted() {
-            writer.write(family, format: format)
-        }
-        if format == .openMetrics { writer.writeEOF() }
-        return writer.bytes
-    }
 }
 
 /// The live tails of one rendering (the gzip ones as whole members), each kept for up to a second.
@@ -107,6 +101,21 @@ final class TailCache: Sendable {
 
     /// Indexed by format (prometheus 0, openMetrics 1) × 2 + gzip.
     private let entries = NIOLockedValueBox<[Entry?]>(Array(repeating: nil, count: 4))
+    private let processMetrics: @Sendable () -> MetricsPage
+
+    init(processMetrics: @escaping @Sendable () -> MetricsPage) {
+        self.processMetrics = processMetrics
+    }
+
+    /// The live tail of a scrape: `process_*` read now, and `# EOF` for OpenMetrics.
+    func liveTail(_ format: ExpositionFormat) -> [UInt8] {
+        var writer = ExpositionWriter(capacity: 1024)
+        for family in processMetrics().sorted() {
+            writer.write(family, format: format)
+        }
+        if format == .openMetrics { writer.writeEOF() }
+        return writer.bytes
+    }
 
     func tail(format: ExpositionFormat, gzip: Bool, encode: ([UInt8]) -> ByteBuffer) -> ByteBuffer {
         let slot = (format == .prometheus ? 0 : 2) + (gzip ? 1 : 0)
@@ -114,7 +123,7 @@ final class TailCache: Sendable {
         if let entry = entries.withLockedValue({ $0[slot] }), now &- entry.readAt < Self.maxAge {
             return entry.bytes
         }
-        let bytes = encode(RenderedMetrics.liveTail(format))
+        let bytes = encode(liveTail(format))
         entries.withLockedValue { $0[slot] = Entry(readAt: now, bytes: bytes) }
         return bytes
     }

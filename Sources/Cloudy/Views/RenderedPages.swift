@@ -1,0 +1,33 @@
+import NIOCore
+
+/// Every page the server hands out, rendered from the store's state after each refresh and
+/// reload (never per request): `/metrics` in both formats, the status page at `/`, and what
+/// `/readyz` says.
+public struct RenderedPages: Sendable {
+    public var metrics: RenderedMetrics
+    public var landingPage: ByteBuffer
+    public var readiness: Readiness
+
+    /// Why `/readyz` says 503, or nil when ready.
+    public var notReadyReason: String? { readiness.notReadyReason }
+    /// "Place: why its last refresh failed", one per failing place, for `/readyz`.
+    public var placeProblems: [String] { readiness.placeProblems }
+
+    /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
+    public init(config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+                processMetrics: @escaping @Sendable () -> MetricsPage) {
+        var page = MetricsPage()
+        for status in statuses {
+            MetricsViewModel(status: status, units: status.place.units, provider: config.provider.name,
+                             now: now, staleAfter: config.refresh.staleAfter).addSamples(to: &page)
+        }
+        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
+        readiness = Readiness(statuses)
+        let places = statuses.map {
+            StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter)
+        }
+        landingPage = ByteBufferAllocator().buffer(bytes: LandingPage.render(
+            places: places, telemetryPath: telemetryPath, ready: readiness.notReadyReason))
+        metrics = RenderedMetrics(page: page, processMetrics: processMetrics)
+    }
+}
