@@ -194,55 +194,17 @@ final class EndToEndTests: XCTestCase {
         try assertEveryFamily(try exporter.metrics(), temperature: .celsius, wind: .metersPerSecond)
     }
 
-    func testEndpointsFormatsAndErrors() throws {
-        try fake.control("latency", "{\"ms\": 1500}")
-        let exporter = try ExporterProcess(config: config(units: "  time: 12h"))
-        try exporter.waitFor("/healthz")
-        let early = try exporter.get("/readyz")
-        XCTAssertEqual(early.status, 503, "not ready before the first refresh")
-        XCTAssertTrue(String(decoding: early.body, as: UTF8.self).hasPrefix("not ready: waiting for the first refresh of 3 of 3 places"))
-        XCTAssertEqual(try exporter.get("/-/healthy").status, 200)
-        try exporter.waitFor("/-/ready")
-
-        // curl(1) shows the bytes on the wire (the libcurl client would decode gzip itself).
-        let plain = try runProgram("/usr/bin/curl", ["-sS", "-D", "-", exporter.baseURL + "/metrics"])
-        XCTAssertTrue(plain.stdout.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"), plain.stdout)
-        XCTAssertFalse(plain.stdout.lowercased().contains("content-encoding"))
-        let plainBody = try exporter.get("/metrics").body
-        let zipped = try runProgram("/usr/bin/curl", ["-sS", "-H", "Accept-Encoding: gzip", "-o", exporter.directory.appendingPathComponent("m.gz").path,
-                                                      "-w", "%{content_type} %header{content-encoding}", exporter.baseURL + "/metrics"])
-        XCTAssertEqual(zipped.stdout, "text/plain; version=0.0.4; charset=utf-8 gzip")
-        let unzipped = try XCTUnwrap(Gunzip.decompress(Array(try Data(contentsOf: exporter.directory.appendingPathComponent("m.gz")))), "a valid gzip body")
-        func withoutProcess(_ bytes: [UInt8]) -> [Substring] {
-            String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { !$0.contains("process_") }
+    /// SIGTERM and SIGINT stop the exporter gracefully and quickly. (What each endpoint answers,
+    /// formats, gzip, HEAD and errors are tested in-process: RoutesTests, HTTPRequestHandlerTests.)
+    func testSIGTERMAndSIGINTStopWithinTwoSecondsAndExitZero() throws {
+        for signal in [SIGTERM, SIGINT] {
+            let exporter = try ExporterProcess(config: config(units: "  time: 24h"))
+            try exporter.waitFor("/readyz")
+            let stopped = exporter.terminate(signal: signal)
+            XCTAssertEqual(stopped.status, 0, "signal \(signal): \(exporter.log)")
+            XCTAssertLessThan(stopped.seconds, 2, "signal \(signal)")
+            XCTAssertTrue(exporter.log.contains("server stopped"), exporter.log)
         }
-        XCTAssertEqual(withoutProcess(unzipped), withoutProcess(plainBody), "gzip carries the same page")
-        XCTAssertTrue(String(decoding: unzipped, as: UTF8.self).contains("\nprocess_open_fds "), "with its live process_* part")
-
-        let open = try exporter.get("/metrics", headers: [("Accept", "application/openmetrics-text; version=1.0.0, text/plain;q=0.5")])
-        XCTAssertEqual(open.headers["content-type"], "application/openmetrics-text; version=1.0.0; charset=utf-8")
-        let openText = String(decoding: open.body, as: UTF8.self)
-        XCTAssertTrue(openText.hasSuffix("# EOF\n"))
-        XCTAssertTrue(openText.contains("# TYPE cloudy_exporter_upstream_requests counter\n"))
-
-        XCTAssertEqual(try exporter.get("/nope").status, 404)
-        XCTAssertEqual(try exporter.post("/metrics").status, 405)
-        XCTAssertEqual(try exporter.post("/metrics").headers["allow"], "GET, HEAD")
-        XCTAssertEqual(try exporter.post("/healthz").status, 405)
-
-        let landing = try exporter.get("/")
-        XCTAssertEqual(landing.status, 200)
-        let html = String(decoding: landing.body, as: UTF8.self)
-        XCTAssertTrue(html.contains("<a href=\"/metrics\">"))
-        XCTAssertTrue(html.contains("New York</td><td class=\"up\">up"))
-        XCTAssertTrue(html.contains("2:15 PM"), "Berlin's 12:15Z observation in 12h notation, local time")
-
-        let head = try runProgram("/usr/bin/curl", ["-sS", "-I", exporter.baseURL + "/metrics"])
-        XCTAssertTrue(head.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"), head.stdout)
-        XCTAssertTrue(head.stdout.contains("Content-Length: "), "HEAD tells the length without the body")
-        let status = exporter.terminate()
-        XCTAssertEqual(status.status, 0)
-        XCTAssertLessThan(status.seconds, 2)
     }
 
     func testBadConfigExitsOneAndNamesTheField() throws {
@@ -304,5 +266,16 @@ final class EndToEndTests: XCTestCase {
         metrics = try exporter.metrics()
         XCTAssertClose(metrics["cloudy_exporter_config_last_reload_successful"], 0)
         XCTAssertClose(metrics["weather_up{location=\"Oslo\"}"], 1, "the old config keeps running")
+
+        // SIGHUP reloads as POST does.
+        try config(units: "  time: 24h").write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        kill(exporter.process.processIdentifier, SIGHUP)
+        let hangupDeadline = Date().addingTimeInterval(10)
+        while metrics["cloudy_exporter_config_last_reload_successful"] != 1, Date() < hangupDeadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            metrics = try exporter.metrics()
+        }
+        XCTAssertClose(metrics["cloudy_exporter_config_last_reload_successful"], 1)
+        XCTAssertNil(metrics["weather_up{location=\"Oslo\"}"], "the place SIGHUP's config dropped")
     }
 }

@@ -4,20 +4,25 @@ import NIOHTTP1
 
 /// One connection's requests: route, answer, keep the connection alive when the client asked.
 /// Errors stay within the connection; a bad client never affects another.
-final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class HTTPRequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
+    /// Runs blocking work (a reload reads and checks the config file) away from the event loop.
+    typealias Offload = @Sendable (@escaping @Sendable () -> Void) -> Void
 
     static let maxRequestBody = 64 * 1024
+    static let offloadToDispatch: Offload = { DispatchQueue.global().async(execute: $0) }
 
     private let routes: Routes
     private let deadline: ConnectionDeadline
+    private let offload: Offload
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
 
-    init(routes: Routes, deadline: ConnectionDeadline) {
+    init(routes: Routes, deadline: ConnectionDeadline, offload: @escaping Offload = offloadToDispatch) {
         self.routes = routes
         self.deadline = deadline
+        self.offload = offload
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -50,20 +55,27 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(context: context, head: head, reply: .text(.methodNotAllowed, "405 method not allowed", extraHeaders: [("Allow", allow)]))
             return
         }
-        if endpoint == .reload {
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let routes = self.routes
-            let promise = context.eventLoop.makePromise(of: String?.self)
-            DispatchQueue.global().async { promise.succeed(routes.reload()) }
-            promise.futureResult.whenSuccess { failure in
-                let (handler, context) = loopBound.value
-                let reply: Reply = failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
-                    ?? .text(.ok, "config reloaded")
-                handler.write(context: context, head: head, reply: reply)
-            }
-            return
+        switch endpoint {
+        case let .page(page):
+            write(context: context, head: head, reply: routes.reply(to: page, head: head))
+        case .reload:
+            reload(context: context, head: head)
         }
-        write(context: context, head: head, reply: routes.reply(to: endpoint, head: head))
+    }
+
+    /// Reloads off the event loop and answers when done; the connection's other requests wait
+    /// (NIO's pipelining handler holds them), other connections do not.
+    private func reload(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let routes = self.routes
+        let promise = context.eventLoop.makePromise(of: String?.self)
+        offload { promise.succeed(routes.reload()) }
+        promise.futureResult.whenSuccess { failure in
+            let (handler, context) = loopBound.value
+            let reply: Reply = failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
+                ?? .text(.ok, "config reloaded")
+            handler.write(context: context, head: head, reply: reply)
+        }
     }
 
     private func write(context: ChannelHandlerContext, head request: HTTPRequestHead, reply: Reply, forceClose: Bool = false) {

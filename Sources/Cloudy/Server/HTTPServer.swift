@@ -64,13 +64,23 @@ public final class HTTPServer: Service, @unchecked Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 30, high: 1 << 31))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    let deadline = ConnectionDeadline()
-                    try sync.addHandler(deadline)
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline))
+                    try Self.configureConnection(channel.pipeline.syncOperations, routes: routes)
                 }
             }
+    }
+
+    /// The handlers of one accepted connection, in order: the slow-client deadline, NIO's HTTP/1.1
+    /// codec with its error handling (a malformed request gets 400 and the connection closes), the
+    /// request handler. The bootstrap calls it for every connection; tests call it on an
+    /// `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
+    static func configureConnection(
+        _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
+        offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch
+    ) throws {
+        let deadline = ConnectionDeadline()
+        try pipeline.addHandler(deadline)
+        try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+        try pipeline.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload))
     }
 
     public func run() async throws {

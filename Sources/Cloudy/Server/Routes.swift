@@ -3,12 +3,20 @@ import NIOHTTP1
 
 /// What each path answers. The table the README's endpoint list describes.
 public struct Routes: Sendable {
-    public enum Endpoint: Sendable {
-        case metrics, healthy, ready, landing, reload
+    public enum Endpoint: Sendable, Equatable {
+        /// Answered at once from what the store rendered last (`reply(to:head:)`).
+        case page(Page)
+        /// Re-reads the config; answered once `reload` returns, which the handler waits for off
+        /// the event loop.
+        case reload
 
         var allowed: [HTTPMethod] {
             self == .reload ? [.POST, .PUT] : [.GET, .HEAD]
         }
+    }
+
+    public enum Page: Sendable, Equatable {
+        case metrics, healthy, ready, landing
     }
 
     public let store: WeatherStore
@@ -25,11 +33,11 @@ public struct Routes: Sendable {
 
     public func endpoint(for path: String) -> Endpoint? {
         switch path {
-        case telemetryPath: return .metrics
-        case "/healthz", "/-/healthy": return .healthy
-        case "/readyz", "/-/ready": return .ready
+        case telemetryPath: return .page(.metrics)
+        case "/healthz", "/-/healthy": return .page(.healthy)
+        case "/readyz", "/-/ready": return .page(.ready)
         case "/-/reload": return .reload
-        case "/": return .landing
+        case "/": return .page(.landing)
         default: return nil
         }
     }
@@ -48,10 +56,10 @@ struct Reply {
 }
 
 extension Routes {
-    /// Answers everything but reload (which must leave the event loop). Scrapes read only the
-    /// bytes rendered at the last refresh, plus the live `process_*` tail.
-    func reply(to endpoint: Endpoint, head: HTTPRequestHead) -> Reply {
-        switch endpoint {
+    /// Answers a page. Scrapes read only the bytes rendered at the last refresh, plus the live
+    /// `process_*` tail.
+    func reply(to page: Page, head: HTTPRequestHead) -> Reply {
+        switch page {
         case .healthy:
             return .text(.ok, "OK")
         case .ready:
@@ -65,8 +73,6 @@ extension Routes {
             return Reply(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage])
         case .metrics:
             return metrics(head: head)
-        case .reload:
-            return .text(.internalServerError, "reload is answered asynchronously")
         }
     }
 

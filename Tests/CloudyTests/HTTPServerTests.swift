@@ -1,0 +1,58 @@
+import Logging
+import NIOCore
+import NIOPosix
+import XCTest
+@testable import Cloudy
+
+/// The server's bootstrap in-process, on a real socket on 127.0.0.1 through the real libcurl
+/// client: binding (port 0, a taken port), serving with reloads on Dispatch, and stopping.
+final class HTTPServerTests: XCTestCase {
+    let logger = Logger(label: "cloudy-tests") { _ in SwiftLogNoOpLogHandler() }
+    let client = CurlHTTPClient(userAgent: "cloudy-tests")
+
+    func testServesOnTheBoundPortReloadsOffTheLoopAndStops() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let reload = ReloadRecorder(refusal: "cloudy.yml:1: refused")
+        let routes = Routes(store: try makeServerTestStore(.ready), telemetryPath: "/metrics", reload: reload.reload)
+        let server = HTTPServer(group: group, routes: routes, logger: logger)
+        try await server.bind([ListenAddress(host: "127.0.0.1", port: 0)])
+        let port = try XCTUnwrap(server.boundAddresses.first?.port, "port 0 becomes the port the kernel chose")
+        XCTAssertNotEqual(port, 0)
+        let base = "http://127.0.0.1:\(port)"
+
+        let metrics = try client.fetch(HTTPRequest(url: base + "/metrics", timeout: 5)).get()
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertEqual(metrics.headers["content-encoding"], "gzip", "libcurl asks for gzip")
+        XCTAssertTrue(String(decoding: metrics.body, as: UTF8.self).contains("weather_up{location=\"Berlin\"} 1"))
+        let refused = try client.fetch(HTTPRequest(url: base + "/-/reload", timeout: 5, body: [])).get()
+        XCTAssertEqual(refused.status, 500)
+        XCTAssertEqual(String(decoding: refused.body, as: UTF8.self), "reload refused: cloudy.yml:1: refused\n")
+        XCTAssertEqual(reload.calls, 1)
+
+        await server.shutdown()
+        if case .success = client.fetch(HTTPRequest(url: base + "/healthz", timeout: 2)) {
+            XCTFail("still answering after shutdown")
+        }
+        try await group.shutdownGracefully()
+    }
+
+    func testATakenPortFailsBindingAndNamesTheAddress() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let routes = Routes(store: try makeServerTestStore(.ready), telemetryPath: "/metrics") { nil }
+        let first = HTTPServer(group: group, routes: routes, logger: logger)
+        try await first.bind([ListenAddress(host: "127.0.0.1", port: 0)])
+        let port = try XCTUnwrap(first.boundAddresses.first?.port)
+
+        let second = HTTPServer(group: group, routes: routes, logger: logger)
+        do {
+            try await second.bind([ListenAddress(host: "127.0.0.1", port: port)])
+            XCTFail("bound a port that is taken")
+        } catch let error as HTTPServerError {
+            XCTAssertEqual(error.address, ListenAddress(host: "127.0.0.1", port: port))
+            XCTAssertTrue(error.description.hasPrefix("cannot listen on 127.0.0.1:\(port): "), error.description)
+        }
+        await second.shutdown()
+        await first.shutdown()
+        try await group.shutdownGracefully()
+    }
+}
