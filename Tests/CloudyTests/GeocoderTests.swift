@@ -5,11 +5,15 @@ import NIOHTTP1
 import XCTest
 @testable import Cloudy
 
-/// `city:` places against a scripted geocoding server on 127.0.0.1, through libcurl.
+/// `city:` places against a scripted geocoding server on 127.0.0.1, through libcurl, with time
+/// on a `ManualClock` and the retry jitter pinned, so retries are tested without waiting.
 final class GeocoderTests: XCTestCase {
     var server: ScriptedHTTPServer!
     let answers = NIOLockedValueBox<[String]>([])
-    let failing = NIOLockedValueBox(false)
+    /// When set, every look-up gets this status and these headers.
+    let failing = NIOLockedValueBox<(status: HTTPResponseStatus, headers: [(String, String)])?>(nil)
+    let clock = ManualClock()
+    let log = RecordedLog()
     var storage: URL!
 
     override func setUpWithError() throws {
@@ -18,7 +22,9 @@ final class GeocoderTests: XCTestCase {
         let answers = self.answers, failing = self.failing
         server = try ScriptedHTTPServer { head in
             answers.withLockedValue { $0.append(head.uri) }
-            if failing.withLockedValue({ $0 }) { return .respond(status: .serviceUnavailable, headers: [], body: []) }
+            if let failure = failing.withLockedValue({ $0 }) {
+                return .respond(status: failure.status, headers: failure.headers, body: [])
+            }
             let found = head.uri.contains("name=Springfield")
             return .respond(status: .ok, headers: [("Content-Type", "application/json")], body: found ? fixture : empty)
         }
@@ -30,53 +36,110 @@ final class GeocoderTests: XCTestCase {
         try? FileManager.default.removeItem(at: storage)
     }
 
-    func geocoder() -> Geocoder {
+    func geocoder(jitter: Double = 0.5) -> Geocoder {
         Geocoder(baseURL: server.baseURL, storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
-                 recorder: ExporterTelemetry(startedAt: 0), logger: Logger(label: "test"))
+                 recorder: ExporterTelemetry(startedAt: 0), logger: log.logger, jitter: { jitter })
+    }
+
+    var lookUps: Int { answers.withLockedValue { $0.count } }
+
+    func fail(_ status: HTTPResponseStatus, retryAfter: String? = nil) {
+        failing.withLockedValue { $0 = (status, retryAfter.map { [("Retry-After", $0)] } ?? []) }
+    }
+
+    /// Looks `place` up at the clock's now with a 60 s retry interval.
+    func locate(_ geocoder: Geocoder, _ place: Place) -> Result<Place, WeatherFetchError> {
+        geocoder.locate([place], now: clock.now(), retryInterval: 60)[0]
     }
 
     func testFirstMatchNarrowedByRegionThenRememberedAcrossRestarts() throws {
         let place = Place(name: "Springfield", city: CitySearch(query: "Springfield, Illinois", country: "US"))
-        let located = try XCTUnwrap(geocoder().locate([place], now: 0, retryInterval: 600).first).get()
+        let located = try locate(geocoder(), place).get()
         XCTAssertTrue(located.isLocated)
         XCTAssertEqual(located.latitude, 39.80172, "the Illinois match, not the first (Missouri) one")
         XCTAssertEqual(located.longitude, -89.64371)
         XCTAssertEqual(located.timezone, "America/Chicago")
         let request = try XCTUnwrap(answers.withLockedValue { $0.first })
-        XCTAssertTrue(request.hasPrefix("/v1/search?name=Springfield%2C%20Illinois&count=10&language=en&format=json&countryCode=US"), request)
+        XCTAssertTrue(request.hasPrefix(
+            "/v1/search?name=Springfield%2C%20Illinois&count=10&language=en&format=json&countryCode=US"), request)
         XCTAssertTrue(FileManager.default.fileExists(atPath: storage.appendingPathComponent("places.json").path))
+        let resolved = try XCTUnwrap(log.entries(containing: "city resolved").first)
+        XCTAssertEqual(resolved.metadata["chosen"], "Springfield, Illinois, United States")
 
-        failing.withLockedValue { $0 = true }
-        let again = try XCTUnwrap(geocoder().locate([place], now: 0, retryInterval: 600).first).get()
+        fail(.serviceUnavailable)
+        let again = try locate(geocoder(), place).get()
         XCTAssertEqual(again.latitude, 39.80172, "a new process finds it in the state file")
-        XCTAssertEqual(answers.withLockedValue { $0.count }, 1, "without asking the geocoder")
+        XCTAssertEqual(lookUps, 1, "without asking the geocoder")
 
         var moved = place
         moved.city = CitySearch(query: "Springfield", country: "US")
-        failing.withLockedValue { $0 = false }
-        let first = try XCTUnwrap(geocoder().locate([moved], now: 0, retryInterval: 600).first).get()
+        failing.withLockedValue { $0 = nil }
+        let first = try locate(geocoder(), moved).get()
         XCTAssertEqual(first.latitude, 37.21533, "a changed query is looked up again; no region: the first match")
     }
 
-    func testNoMatchAndOutagesMakeOnlyThatPlaceWait() throws {
+    func testNoMatchMakesOnlyThatPlaceWait() throws {
         let nowhere = Place(name: "Nowhere", city: CitySearch(query: "Atlantis"))
         let fixed = Place(name: "Brussels", latitude: 50.85, longitude: 4.35)
-        let geocoder = geocoder()
-        let results = geocoder.locate([nowhere, fixed], now: 1000, retryInterval: 60)
+        let results = geocoder().locate([nowhere, fixed], now: clock.now(), retryInterval: 60)
         XCTAssertThrowsError(try results[0].get()) { error in
             XCTAssertEqual("\(error)", "geocoding Atlantis: no place matches")
         }
         XCTAssertEqual(try results[1].get(), fixed, "places with coordinates never wait")
+        XCTAssertEqual(log.entries(containing: "city look-up failed").first?.metadata["reason"], "no place matches")
+    }
 
-        let springfield = Place(name: "Springfield", city: CitySearch(query: "Springfield"))
-        failing.withLockedValue { $0 = true }
-        XCTAssertThrowsError(try geocoder.locate([springfield], now: 1000, retryInterval: 60)[0].get())
-        let asked = answers.withLockedValue { $0.count }
-        failing.withLockedValue { $0 = false }
-        XCTAssertThrowsError(try geocoder.locate([springfield], now: 1010, retryInterval: 60)[0].get()) { error in
-            XCTAssertTrue("\(error)".hasSuffix("retrying later"), "\(error)")
+    /// Moves the clock on and checks that `place` waits `seconds` from now: no look-up a second
+    /// before, one at `seconds`. Returns that look-up's outcome.
+    func lookUpAfterWaiting(_ seconds: Double, _ geocoder: Geocoder, _ place: Place,
+                            file: StaticString = #filePath, line: UInt = #line) -> Result<Place, WeatherFetchError> {
+        let asked = lookUps
+        clock.advance(by: seconds - 1)
+        XCTAssertThrowsError(try locate(geocoder, place).get(), file: file, line: line) { error in
+            XCTAssertTrue("\(error)".hasSuffix("; retrying later"), "\(error)", file: file, line: line)
         }
-        XCTAssertEqual(answers.withLockedValue { $0.count }, asked, "no request during the back-off")
-        XCTAssertNoThrow(try geocoder.locate([springfield], now: 1100, retryInterval: 60)[0].get(), "asked again after it")
+        XCTAssertEqual(lookUps, asked, "no look-up before \(seconds) s", file: file, line: line)
+        clock.advance(by: 1)
+        let outcome = locate(geocoder, place)
+        XCTAssertEqual(lookUps, asked + 1, "a look-up at \(seconds) s", file: file, line: line)
+        return outcome
+    }
+
+    let springfield = Place(name: "Springfield", city: CitySearch(query: "Springfield"))
+
+    func testAFailedLookUpWaitsOutItsBackOffThenRetriesAndPersists() throws {
+        // Jitter pinned at its top: the first wait is 1.2 × the 60 s interval.
+        let geocoder = geocoder(jitter: 1)
+        fail(.serviceUnavailable)
+        XCTAssertThrowsError(try locate(geocoder, springfield).get()) { error in
+            XCTAssertEqual("\(error)", "geocoding Springfield: HTTP 503")
+        }
+        XCTAssertEqual(log.entries(containing: "city look-up failed").first?.metadata["reason"], "HTTP 503")
+        failing.withLockedValue { $0 = nil }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: storage.appendingPathComponent("places.json").path))
+        XCTAssertEqual(try lookUpAfterWaiting(72, geocoder, springfield).get().latitude, 37.21533)
+        let saved = try Data(contentsOf: storage.appendingPathComponent("places.json"))
+        let remembered = try XCTUnwrap(try JSONSerialization.jsonObject(with: saved) as? [String: [String: Any]])
+        XCTAssertEqual(remembered["Springfield"]?["latitude"] as? Double, 37.21533, "persisted in places.json")
+    }
+
+    func testTheBackOffDoublesWithEachFailureInARow() throws {
+        let geocoder = geocoder(jitter: 0.5)  // the plain interval: 60 s, then 120 s
+        fail(.badGateway)
+        XCTAssertThrowsError(try locate(geocoder, springfield).get())
+        XCTAssertThrowsError(try lookUpAfterWaiting(60, geocoder, springfield).get())
+        failing.withLockedValue { $0 = nil }
+        XCTAssertNoThrow(try lookUpAfterWaiting(120, geocoder, springfield).get())
+    }
+
+    func testRetryAfterIsRespectedInBothForms() throws {
+        let geocoder = geocoder(jitter: 0.5)
+        fail(.tooManyRequests, retryAfter: "300")
+        XCTAssertThrowsError(try locate(geocoder, springfield).get())
+        // An HTTP date is read against the `now` the look-up is given, not the wall clock.
+        fail(.serviceUnavailable, retryAfter: HTTPDate.format(Date(timeIntervalSince1970: clock.now() + 300 + 500)))
+        XCTAssertThrowsError(try lookUpAfterWaiting(300, geocoder, springfield).get(), "longer than the back-off")
+        failing.withLockedValue { $0 = nil }
+        XCTAssertNoThrow(try lookUpAfterWaiting(500, geocoder, springfield).get())
     }
 }

@@ -95,13 +95,25 @@ final class OpenMeteoDecodingTests: XCTestCase {
     }
 
     func testErrorBodyReasonIsReported() throws {
+        let clock = ManualClock()
+        let provider = OpenMeteoProvider(baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1,
+                                         client: CurlHTTPClient(userAgent: "test"),
+                                         recorder: ExporterTelemetry(startedAt: 0), clock: clock)
         let response = HTTPResponse(status: 400, body: try TestPaths.fixtureBytes("open-meteo-error.json"))
-        XCTAssertEqual(OpenMeteoProvider.httpError(response).message,
+        XCTAssertEqual(provider.httpError(response).message,
                        "open-meteo: HTTP 400: Latitude must be in range of -90 to 90°. Given: 91.0.")
-        let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"], body: try TestPaths.fixtureBytes("open-meteo-error-429.json"))
-        let error = OpenMeteoProvider.httpError(limited)
-        XCTAssertEqual(error.message, "open-meteo: HTTP 429: Minutely API request limit exceeded. Please try again in one minute.")
+        XCTAssertFalse(provider.httpError(response).isRateLimit)
+        let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"],
+                                   body: try TestPaths.fixtureBytes("open-meteo-error-429.json"))
+        let error = provider.httpError(limited)
+        XCTAssertEqual(error.message,
+                       "open-meteo: HTTP 429: Minutely API request limit exceeded. Please try again in one minute.")
         XCTAssertEqual(error.retryAfter, 60)
+        XCTAssertTrue(error.isRateLimit)
+        let dated = HTTPResponse(status: 503, headers: ["retry-after": "Mon, 15 Jun 2026 12:00:45 GMT"],
+                                 body: Array("<html>".utf8))
+        XCTAssertEqual(provider.httpError(dated).message, "open-meteo: HTTP 503", "a body that is not JSON adds nothing")
+        XCTAssertEqual(provider.httpError(dated).retryAfter, 45, "an HTTP date is read against the injected clock")
     }
 
     func testAnArrayOfTheWrongLengthFailsTheBatch() throws {
@@ -148,9 +160,9 @@ final class OpenMeteoDecodingTests: XCTestCase {
         var zoned = london
         zoned.timezone = "Europe/London"
         XCTAssertTrue(provider.url(for: [berlin, zoned]).contains("&timezone=auto,Europe/London&"))
-        XCTAssertEqual(OpenMeteoProvider.coordinate(-0.00001), "0")
-        XCTAssertEqual(OpenMeteoProvider.coordinate(4.35), "4.35")
-        XCTAssertEqual(OpenMeteoProvider.coordinate(-74.00601), "-74.006")
+        XCTAssertEqual(WeatherAPI.coordinate(-0.00001), "0")
+        XCTAssertEqual(WeatherAPI.coordinate(4.35), "4.35")
+        XCTAssertEqual(WeatherAPI.coordinate(-74.00601), "-74.006")
     }
 
     func testDeclaredUnitsAreConvertedToBaseUnits() throws {

@@ -77,17 +77,20 @@ final class OtherProvidersDecodingTests: XCTestCase {
     }
 
     func testOpenWeatherMapErrorsNameTheProblemNotTheKey() throws {
-        let key = Secret("k-123456")
+        let provider = OpenWeatherMapProvider(baseURL: "http://127.0.0.1:1", apiKey: Secret("k-123456"),
+                                              forecast: settings, timeout: 1, client: CurlHTTPClient(userAgent: "test"),
+                                              recorder: ExporterTelemetry(startedAt: 0), clock: ManualClock())
         let unauthorized = HTTPResponse(status: 401, body: try TestPaths.fixtureBytes("openweathermap-error-401.json"))
-        XCTAssertEqual(OpenWeatherMapProvider.httpError(unauthorized, key: key).message, "openweathermap: invalid API key (HTTP 401)")
+        XCTAssertEqual(provider.httpError(unauthorized).message, "openweathermap: invalid API key (HTTP 401)")
         let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"],
                                    body: Array("{\"cod\":429,\"message\":\"blocked k-123456\"}".utf8))
-        let error = OpenWeatherMapProvider.httpError(limited, key: key)
+        let error = provider.httpError(limited)
         XCTAssertEqual(error.message, "openweathermap: HTTP 429: blocked <redacted>")
         XCTAssertTrue(error.isRateLimit)
         XCTAssertEqual(error.retryAfter, 60)
         let stringCode = HTTPResponse(status: 404, body: Array("{\"cod\":\"404\",\"message\":\"city not found\"}".utf8))
-        XCTAssertEqual(OpenWeatherMapProvider.httpError(stringCode, key: key).message, "openweathermap: HTTP 404: city not found")
+        XCTAssertEqual(provider.httpError(stringCode).message, "openweathermap: HTTP 404: city not found")
+        XCTAssertFalse(provider.httpError(stringCode).isRateLimit)
     }
 
     func met(_ place: Place) throws -> WeatherSnapshot {
@@ -179,6 +182,31 @@ final class OneCallDecodingTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(snapshot.daily[0].precipitationSumMeters), 0.0035, accuracy: 1e-15)
         XCTAssertEqual(snapshot.daily[1].sunrise, 1781577763)
         XCTAssertEqual(snapshot.daily[1].conditionCode, 51)
+    }
+
+    func testOneCallNamesTheSectionItLacksAndDoubtsAbsurdOffsets() throws {
+        let place = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+        var json = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: TestPaths.fixture("openweathermap-onecall.json")) as? [String: Any])
+        json["timezone_offset"] = Int.min
+        let absurd = try OpenWeatherMapProvider.decode(oneCall: Array(try JSONSerialization.data(withJSONObject: json)),
+                                                       place: place, settings: ForecastSettings()).get()
+        XCTAssertEqual(absurd.utcOffsetSeconds, 0, "no place is that far from UTC")
+        json.removeValue(forKey: "hourly")
+        let noHours = Array(try JSONSerialization.data(withJSONObject: json))
+        XCTAssertThrowsError(try OpenWeatherMapProvider.decode(oneCall: noHours, place: place,
+                                                               settings: ForecastSettings()).get()) {
+            XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the hourly section")
+        }
+        XCTAssertNoThrow(try OpenWeatherMapProvider.decode(oneCall: noHours, place: place,
+                                                           settings: ForecastSettings(days: 7, hours: 0)).get(),
+                         "no hours asked: no hourly section needed")
+        json.removeValue(forKey: "current")
+        let noCurrent = Array(try JSONSerialization.data(withJSONObject: json))
+        XCTAssertThrowsError(try OpenWeatherMapProvider.decode(oneCall: noCurrent, place: place,
+                                                               settings: ForecastSettings()).get()) {
+            XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the current section")
+        }
     }
 
     func testOneCallIsAConfigChoiceForOpenWeatherMapOnly() throws {

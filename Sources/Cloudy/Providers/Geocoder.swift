@@ -24,18 +24,23 @@ public final class Geocoder: @unchecked Sendable {
     private let stateFile: URL
     private var found: [String: Found]
     private var retries: [String: (backoff: Backoff, reason: String)] = [:]
+    /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
+    private let jitter: @Sendable () -> Double
 
-    public init(baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording, logger: Logger) {
+    public init(baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording,
+                logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.baseURL = baseURL
         self.client = client
         self.recorder = recorder
         self.logger = logger
+        self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
         if let data = try? Data(contentsOf: stateFile) {
             do {
                 found = try JSONDecoder().decode([String: Found].self, from: data)
             } catch {
-                logger.warning("ignoring unreadable state file", metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
+                logger.warning("ignoring unreadable state file",
+                               metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
                 found = [:]
             }
         } else {
@@ -44,22 +49,25 @@ public final class Geocoder: @unchecked Sendable {
     }
 
     /// Each place with coordinates: as configured, from the state file, or looked up now.
-    /// A place that cannot be located yet comes back as a failure saying why.
-    public func locate(_ places: [Place], now: Double, retryInterval: Double) -> [Result<Place, WeatherFetchError>] {
+    /// A place that cannot be located yet comes back as a failure saying why. `now` (Unix
+    /// seconds) times the retries and reads `Retry-After` dates.
+    public func locate(_ places: [Place], now: Double,
+                       retryInterval: Double) -> [Result<Place, WeatherFetchError>] {
         places.map { place in
             guard let search = place.city else { return .success(place) }
             return lock.withLock { locate(place, search: search, now: now, retryInterval: retryInterval) }
         }
     }
 
-    private func locate(_ place: Place, search: CitySearch, now: Double, retryInterval: Double) -> Result<Place, WeatherFetchError> {
+    private func locate(_ place: Place, search: CitySearch, now: Double,
+                        retryInterval: Double) -> Result<Place, WeatherFetchError> {
         if let known = found[place.name], known.search == search {
             return .success(located(place, known))
         }
         if let waiting = retries[place.name], now < waiting.backoff.notBefore {
             return .failure(WeatherFetchError("geocoding \(search.description): \(waiting.reason); retrying later"))
         }
-        switch lookUp(search) {
+        switch lookUp(search, now: now) {
         case let .success(choice):
             found[place.name] = choice
             retries[place.name] = nil
@@ -67,9 +75,11 @@ public final class Geocoder: @unchecked Sendable {
             return .success(located(place, choice))
         case let .failure(error):
             var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
-            backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: Double.random(in: 0...1))
+            backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
             retries[place.name] = (backoff, error.message)
-            logger.warning("city look-up failed", metadata: ["location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)"])
+            logger.warning("city look-up failed", metadata: [
+                "location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)",
+            ])
             return .failure(WeatherFetchError("geocoding \(search.description): \(error.message)", retryAfter: nil))
         }
     }
@@ -92,7 +102,7 @@ public final class Geocoder: @unchecked Sendable {
         return url
     }
 
-    private func lookUp(_ search: CitySearch) -> Result<Found, WeatherFetchError> {
+    private func lookUp(_ search: CitySearch, now: Double) -> Result<Found, WeatherFetchError> {
         let response: HTTPResponse
         let request = HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)
         switch client.fetch(request, countedAs: "geocoding", by: recorder) {
@@ -100,13 +110,13 @@ public final class Geocoder: @unchecked Sendable {
         case let .success(answer): response = answer
         }
         guard response.status == 200 else {
-            return .failure(WeatherFetchError("HTTP \(response.status)", retryAfter: response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }))
+            // The message gets its "geocoding <city>: " prefix where the place's error is made.
+            return .failure(WeatherAPI.refusal(response, from: nil, now: now))
         }
         let results: [GeocodingResult]
-        do {
-            results = try JSONDecoder().decode(GeocodingAnswer.self, from: Data(response.body)).results ?? []
-        } catch {
-            return .failure(WeatherFetchError("answer is not valid: \(OpenMeteoProvider.describe(error))"))
+        switch WeatherAPI.decode(GeocodingAnswer.self, from: response.body, as: "answer") {
+        case let .success(answer): results = answer.results ?? []
+        case let .failure(error): return .failure(error)
         }
         let matches = Self.narrow(results, search)
         guard let choice = matches.first, let latitude = choice.latitude, let longitude = choice.longitude,

@@ -1,0 +1,20 @@
+/// Where a forecast step falls as the exporter counts it: hours ahead of the current whole hour,
+/// local calendar days. Times come from untrusted answers, so every result is optional.
+enum ForecastTime {
+    /// `value` rounded down, or nil when it is not a number a clock or calendar could hold
+    /// (answers are untrusted: `Int(1e300)` would trap).
+    static func wholeNumber(_ value: Double) -> Int? {
+        guard value.isFinite, abs(value) < 1e12 else { return nil }
+        return Int(value.rounded(.down))
+    }
+
+    /// Hours ahead of `time` counted from the whole hour of `now` (1 = the next whole hour).
+    static func hoursAhead(_ time: Double, now: Double) -> Int? {
+        wholeNumber((time - (now / 3600).rounded(.down) * 3600) / 3600)
+    }
+
+    /// The local calendar day (days since 1970-01-01) of `time` at `offset` seconds from UTC.
+    static func localDay(_ time: Double, offset: Int) -> Int? {
+        wholeNumber((time + Double(offset)) / 86400)
+    }
+}

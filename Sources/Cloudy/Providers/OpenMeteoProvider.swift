@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
+/// (comma-separated coordinates; the answer is then a JSON array in request order), at most
+/// `placesPerRequest` per request, and requests run one after another: the free tier runs one
+/// request per client at a time and refuses more than a few in flight.
+public final class OpenMeteoProvider: WeatherProvider {
+    public let name = ProviderName.openMeteo
+    /// Its clock reads `Retry-After` dates.
+    let endpoint: UpstreamEndpoint
+    let forecast: ForecastSettings
+    /// Keeps the URL near 3 KB and each answer a few hundred KB, far inside the API's limits.
+    public let placesPerRequest: Int
+    /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
+    let apiKey: Secret?
+
+    public init(baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
+                recorder: UpstreamRecording, apiKey: Secret? = nil, placesPerRequest: Int = 100,
+                clock: ExporterClock = SystemClock()) {
+        endpoint = UpstreamEndpoint(provider: name, baseURL: baseURL, timeout: timeout, client: client,
+                                    recorder: recorder, clock: clock)
+        self.forecast = forecast
+        self.apiKey = apiKey
+        self.placesPerRequest = placesPerRequest
+    }
+
+    static let currentVariables = [
+        "temperature_2m", "relative_humidity_2m", "apparent_temperature", "dew_point_2m", "is_day", "precipitation",
+        "weather_code", "cloud_cover", "pressure_msl", "wind_speed_10m", "wind_direction_10m", "wind_gusts_10m",
+        "uv_index", "visibility",
+    ]
+    static let hourlyVariables = [
+        "temperature_2m", "precipitation_probability", "precipitation", "wind_speed_10m", "weather_code",
+    ]
+    static let dailyVariables = [
+        "weather_code", "temperature_2m_max", "temperature_2m_min", "sunrise", "sunset", "uv_index_max",
+        "precipitation_sum", "precipitation_probability_max", "wind_speed_10m_max", "wind_gusts_10m_max",
+    ]
+
+    public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        // Requests run one after another; each answer is decoded on `decoding` while the next
+        // request is on the wire, so a refresh costs the requests' round trips plus one decode.
+        let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
+            Array(places[$0..<min($0 + placesPerRequest, places.count)])
+        }
+        let outcomes = NIOLockedValueBox(
+            [[Result<WeatherSnapshot, WeatherFetchError>]](repeating: [], count: batches.count))
+        let decoding = DispatchQueue(label: "cloudy.open-meteo.decode")
+        let decoded = DispatchGroup()
+        requests: for (index, batch) in batches.enumerated() {
+            switch request(batch, logger: logger) {
+            case let .answered(response):
+                decoding.async(group: decoded) {
+                    let results = self.decodeBatch(response, places: batch)
+                    outcomes.withLockedValue { $0[index] = results }
+                }
+            case let .failed(results):
+                outcomes.withLockedValue { $0[index] = results }
+                // A rate limit covers every request: the rest of this refresh waits too.
+                if case let .failure(error)? = results.first, error.isRateLimit {
+                    let skipped = WeatherFetchError(
+                        "open-meteo: not asked: the provider asked to wait (\(error.message))",
+                        retryAfter: error.retryAfter, isRateLimit: true)
+                    outcomes.withLockedValue {
+                        for later in batches.indices where later > index {
+                            $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
+                        }
+                    }
+                    break requests
+                }
+            }
+        }
+        decoded.wait()
+        return outcomes.withLockedValue { $0.flatMap { $0 } }
+    }
+
+    /// The request URL for one batch of places.
+    public func url(for places: [Place]) -> String {
+        var query = [
+            "latitude=" + places.map { WeatherAPI.coordinate($0.latitude) }.joined(separator: ","),
+            "longitude=" + places.map { WeatherAPI.coordinate($0.longitude) }.joined(separator: ","),
+            "current=" + Self.currentVariables.joined(separator: ","),
+        ]
+        if forecast.hours > 0 {
+            // The hourly series starts at the current hour, so one more step reaches `hours` ahead.
+            query.append("hourly=" + Self.hourlyVariables.joined(separator: ","))
+            query.append("forecast_hours=\(forecast.hours + 1)")
+        }
+        if forecast.days > 0 {
+            query.append("daily=" + Self.dailyVariables.joined(separator: ","))
+        }
+        // Enough days to hold the hourly steps too (the API cuts hourly data at the last day).
+        let daysForHours = forecast.hours > 0 ? (forecast.hours + 1 + 23) / 24 + 1 : 1
+        query.append("forecast_days=\(min(16, max(forecast.days, daysForHours)))")
+        let zones = places.map { $0.timezone ?? "auto" }
+        query.append("timezone=" + (Set(zones) == ["auto"] ? "auto" : zones.joined(separator: ",")))
+        query.append("timeformat=unixtime")
+        if let apiKey { query.append("apikey=" + apiKey.reveal) }
+        return endpoint.baseURL + "/v1/forecast?" + query.joined(separator: "&")
+    }
+
+    private enum BatchAnswer {
+        case answered(HTTPResponse)
+        case failed([Result<WeatherSnapshot, WeatherFetchError>])
+    }
+
+    /// One request for a batch: a 200 to decode, or every place's failure.
+    private func request(_ places: [Place], logger: Logger) -> BatchAnswer {
+        var request = endpoint.request(url(for: places))
+        request.followRedirects = apiKey == nil
+        logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
+        let failure: WeatherFetchError
+        switch endpoint.client.fetch(request) {
+        case let .success(response) where response.status == 200:
+            return .answered(response)
+        case let .failure(error):
+            endpoint.recorder.recordUpstream(provider: name, code: error.kind.rawValue)
+            failure = WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")
+        case let .success(response):
+            endpoint.recorder.recordUpstream(provider: name, code: String(response.status))
+            failure = httpError(response)
+        }
+        return .failed(Array(repeating: .failure(scrubbed(failure)), count: places.count))
+    }
+
+    private func decodeBatch(_ response: HTTPResponse,
+                             places: [Place]) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        let outcomes = Self.decode(response.body, places: places, forecast: forecast)
+        // A 200 that decodes for no place at all is counted as a decode failure.
+        let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
+        endpoint.recorder.recordUpstream(provider: name, code: decoded ? "200" : "decode")
+        return outcomes.map { $0.mapError(scrubbed) }
+    }
+
+    /// An error message with the API key (if any) blanked out.
+    private func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
+        guard let apiKey else { return error }
+        return WeatherFetchError(apiKey.scrub(error.message), retryAfter: error.retryAfter,
+                                 isRateLimit: error.isRateLimit)
+    }
+
+    /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.
+    func httpError(_ response: HTTPResponse) -> WeatherFetchError {
+        WeatherAPI.refusal(response, from: "open-meteo", explainedBy: .reason, now: endpoint.clock.now())
+    }
+}
+

@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// OpenWeatherMap's free endpoints: current weather (`data/2.5/weather`) and the 5-day /
+/// 3-hour forecast (`data/2.5/forecast`), one place per request, metric units, key in `appid`.
+/// At most one call per endpoint per place every ten minutes (the API updates no faster and
+/// counts every call): within that window a place keeps its last answer without a request.
+public final class OpenWeatherMapProvider: WeatherProvider {
+    public let name = ProviderName.openWeatherMap
+    public static let minimumCallSpacing = 600.0
+    /// Its clock times the call spacing.
+    let endpoint: UpstreamEndpoint
+    let apiKey: Secret
+    let forecast: ForecastSettings
+    /// One Call 3.0 (one request per place) instead of the two 2.5 endpoints.
+    let oneCall: Bool
+
+    /// A place's last good answer, with when and for which coordinates it was fetched.
+    private struct RecentAnswer {
+        var fetched: Double
+        var latitude: Double
+        var longitude: Double
+        var snapshot: WeatherSnapshot
+    }
+
+    /// Last good answer per place name.
+    private let recent = NIOLockedValueBox([String: RecentAnswer]())
+
+    public init(baseURL: String, apiKey: Secret, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
+                recorder: UpstreamRecording, oneCall: Bool = false, clock: ExporterClock = SystemClock()) {
+        endpoint = UpstreamEndpoint(provider: name, baseURL: baseURL, timeout: timeout, client: client,
+                                    recorder: recorder, clock: clock)
+        self.apiKey = apiKey
+        self.forecast = forecast
+        self.oneCall = oneCall
+    }
+
+    public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        // The free plan allows 60 calls a minute; four at once stays far below it.
+        fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place) }
+    }
+
+    func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
+        let now = endpoint.clock.now()
+        if let last = recent.withLockedValue({ $0[place.name] }), now - last.fetched < Self.minimumCallSpacing,
+           last.latitude == place.latitude, last.longitude == place.longitude {
+            return .success(last.snapshot)
+        }
+        let outcome = oneCall ? fetchOneCall(place) : fetchCurrentAndForecast(place)
+        if case let .success(snapshot) = outcome {
+            recent.withLockedValue {
+                $0[place.name] = RecentAnswer(fetched: now, latitude: place.latitude, longitude: place.longitude,
+                                              snapshot: snapshot)
+            }
+        }
+        return outcome
+    }
+
+    private func fetchOneCall(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
+        get(Self.oneCallPath + "?" + query(place) + "&exclude=minutely,alerts")
+            .flatMap { Self.decode(oneCall: $0, place: place, settings: forecast) }
+    }
+
+    private func fetchCurrentAndForecast(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
+        get("/data/2.5/weather?" + query(place)).flatMap { current in
+            get("/data/2.5/forecast?" + query(place)).flatMap { forecastBody in
+                Self.decode(current: current, forecast: forecastBody, place: place, settings: forecast)
+            }
+        }
+    }
+
+    private func query(_ place: Place) -> String {
+        WeatherAPI.latitudeLongitudeQuery(place) + "&units=metric"
+    }
+
+    /// One GET with the key; the answer's body on 200, else a failure that names the status.
+    private func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> {
+        var request = endpoint.request(endpoint.baseURL + pathAndQuery + "&appid=" + apiKey.reveal)
+        request.followRedirects = false  // the key must not travel to another host
+        switch endpoint.fetch(request) {
+        case let .failure(error):
+            return .failure(WeatherFetchError(apiKey.scrub(error.message)))
+        case let .success(response):
+            guard response.status == 200 else { return .failure(httpError(response)) }
+            return .success(response.body)
+        }
+    }
+
+    /// A non-200 answer as its place's error: a 401 names the key (never its value), others
+    /// carry the `message` of OpenWeatherMap's error body with the key blanked out.
+    func httpError(_ response: HTTPResponse) -> WeatherFetchError {
+        if response.status == 401 {
+            return WeatherFetchError("openweathermap: invalid API key (HTTP 401)")
+        }
+        return WeatherAPI.refusal(response, from: "openweathermap", explainedBy: .message, key: apiKey,
+                                  now: endpoint.clock.now())
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOHTTP1
+import XCTest
+@testable import Cloudy
+
+/// MET Norway's terms, in process and without waiting: through the real libcurl client to a
+/// scripted server on 127.0.0.1, with time on a `ManualClock`. No request before the last
+/// answer's `Expires`; then `If-Modified-Since` with the last `Last-Modified`, and a 304 keeps
+/// the data; a 203 is logged once; a 403 says why and stops the refresh.
+final class METNorwayCacheTests: XCTestCase {
+    let clock = ManualClock()
+    let telemetry = ExporterTelemetry(startedAt: 0)
+    let log = RecordedLog()
+    let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
+    /// The request heads the server saw, oldest first.
+    let asked = NIOLockedValueBox<[HTTPRequestHead]>([])
+    /// What the server answers next: status, headers, body.
+    let reply = NIOLockedValueBox<(HTTPResponseStatus, [(String, String)], [UInt8])>((.ok, [], []))
+    var server: ScriptedHTTPServer!
+    var fixture: [UInt8] = []
+
+    override func setUpWithError() throws {
+        fixture = try TestPaths.fixtureBytes("met-no-compact.json")
+        let asked = self.asked, reply = self.reply
+        server = try ScriptedHTTPServer { head in
+            asked.withLockedValue { $0.append(head) }
+            let (status, headers, body) = reply.withLockedValue { $0 }
+            return .respond(status: status, headers: headers, body: body)
+        }
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    func provider() -> METNorwayProvider {
+        METNorwayProvider(baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
+                          client: CurlHTTPClient(userAgent: "cloudy-tests/1.0 ops@example.org"), recorder: telemetry,
+                          logger: log.logger, clock: clock)
+    }
+
+    /// The server's next answer; `expiresIn` seconds from the clock's now become `Expires`.
+    func answer(_ status: HTTPResponseStatus, expiresIn: Double?, lastModified: String? = nil, body: [UInt8]? = nil) {
+        var headers: [(String, String)] = [("Content-Type", "application/json")]
+        if let expiresIn {
+            headers.append(("Expires", HTTPDate.format(Date(timeIntervalSince1970: clock.now() + expiresIn))))
+        }
+        if let lastModified { headers.append(("Last-Modified", lastModified)) }
+        reply.withLockedValue { $0 = (status, headers, body ?? (status == .notModified ? [] : fixture)) }
+    }
+
+    var requestCount: Int { asked.withLockedValue { $0.count } }
+    var lastIfModifiedSince: String? { asked.withLockedValue { $0.last?.headers.first(name: "If-Modified-Since") } }
+
+    func testNoRequestBeforeExpiresThenIfModifiedSinceAndA304KeepsTheData() throws {
+        let firstModified = "Mon, 15 Jun 2026 11:55:00 GMT"
+        answer(.ok, expiresIn: 600, lastModified: firstModified)
+        let provider = provider()
+        let first = try provider.fetch(berlin).get()
+        XCTAssertEqual(first.current.temperatureCelsius, 24.8)
+        XCTAssertEqual(requestCount, 1)
+        XCTAssertNil(lastIfModifiedSince, "nothing to compare with yet")
+        let uri = try XCTUnwrap(asked.withLockedValue { $0.first?.uri })
+        XCTAssertEqual(uri, "/weatherapi/locationforecast/2.0/compact?lat=52.52&lon=13.41")
+
+        clock.advance(by: 599)
+        XCTAssertEqual(try provider.fetch(berlin).get(), first)
+        XCTAssertEqual(requestCount, 1, "no request before Expires")
+
+        clock.advance(by: 1)
+        answer(.notModified, expiresIn: 900)
+        XCTAssertEqual(try provider.fetch(berlin).get(), first, "a 304 keeps the data")
+        XCTAssertEqual(requestCount, 2, "asked again at Expires")
+        XCTAssertEqual(lastIfModifiedSince, firstModified, "with the last Last-Modified")
+        XCTAssertEqual(telemetry.upstreamCount(provider: .metNorway, code: "304"), 1)
+        XCTAssertEqual(telemetry.upstreamCount(provider: .metNorway, code: "200"), 1)
+
+        clock.advance(by: 899)
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 2, "the 304's Expires counts")
+
+        // New data without an Expires: cached for 30 minutes; its Last-Modified is asked next.
+        clock.advance(by: 1)
+        answer(.ok, expiresIn: nil, lastModified: "Mon, 15 Jun 2026 12:20:00 GMT")
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 3)
+        XCTAssertEqual(lastIfModifiedSince, firstModified)
+        clock.advance(by: 1799)
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 3, "no Expires: 30 minutes")
+        clock.advance(by: 1)
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 4)
+        XCTAssertEqual(lastIfModifiedSince, "Mon, 15 Jun 2026 12:20:00 GMT")
+    }
+
+    func testMovedCoordinatesAskAtOnce() throws {
+        answer(.ok, expiresIn: 600, lastModified: "Mon, 15 Jun 2026 11:55:00 GMT")
+        let provider = provider()
+        for latitude in [52.52, 52.53] {
+            XCTAssertNoThrow(try provider.fetch(Place(name: "Berlin", latitude: latitude, longitude: 13.41)).get())
+        }
+        XCTAssertEqual(asked.withLockedValue { $0.map(\.uri) }, [
+            "/weatherapi/locationforecast/2.0/compact?lat=52.52&lon=13.41",
+            "/weatherapi/locationforecast/2.0/compact?lat=52.53&lon=13.41",
+        ], "another URL is another answer")
+        XCTAssertNil(lastIfModifiedSince, "the old place's Last-Modified says nothing of the new one")
+    }
+
+    func testA304WithoutAnEarlierAnswerFails() {
+        answer(.notModified, expiresIn: 600)
+        XCTAssertThrowsError(try provider().fetch(berlin).get()) { error in
+            XCTAssertEqual("\(error)", "met-norway: 304 without an earlier answer")
+        }
+    }
+
+    func testA203IsLoggedOnceAndTheMissingZoneOncePerPlace() throws {
+        answer(.nonAuthoritativeInformation, expiresIn: 0)
+        var solar = berlin
+        solar.timezone = nil
+        let provider = provider()
+        XCTAssertEqual(try provider.fetch(solar).get().utcOffsetSeconds, 3600)
+        XCTAssertNoThrow(try provider.fetch(solar).get())
+        XCTAssertNoThrow(try provider.fetch(solar).get())
+        XCTAssertEqual(requestCount, 3, "an Expires of now asks every time")
+        let deprecations = log.entries(containing: "answers 203")
+        XCTAssertEqual(deprecations.count, 1, "\(log.all.map(\.message))")
+        XCTAssertEqual(deprecations.first?.level, .warning)
+        XCTAssertEqual(deprecations.first?.message,
+                       "met-norway answers 203: this product version is deprecated or beta; "
+                           + "check api.met.no for its successor")
+        let solarOffsets = log.entries(containing: "solar offset")
+        XCTAssertEqual(solarOffsets.count, 1)
+        XCTAssertEqual(solarOffsets.first?.metadata["utc_offset_hours"], "1")
+        XCTAssertEqual(solarOffsets.first?.metadata["location"], "Berlin")
+    }
+
+    func testRefusalsSayWhyAndReadRetryAfterByTheInjectedClock() {
+        reply.withLockedValue {
+            $0 = (.forbidden, [("Retry-After", HTTPDate.format(Date(timeIntervalSince1970: clock.now() + 120)))], [])
+        }
+        let provider = provider()
+        guard case let .failure(forbidden) = provider.fetch(berlin) else { return XCTFail("a 403 is a failure") }
+        XCTAssertEqual(forbidden.message,
+                       "met-norway: HTTP 403 (MET refuses this User-Agent or has blocked this client)")
+        XCTAssertTrue(forbidden.isRateLimit, "no more requests to MET in this refresh")
+        XCTAssertEqual(forbidden.retryAfter, 120, "the HTTP date is read against the clock's now")
+
+        reply.withLockedValue { $0 = (.serviceUnavailable, [("Retry-After", "30")], []) }
+        guard case let .failure(unavailable) = provider.fetch(berlin) else { return XCTFail("a 503 is a failure") }
+        XCTAssertEqual(unavailable.message, "met-norway: HTTP 503")
+        XCTAssertFalse(unavailable.isRateLimit)
+        XCTAssertEqual(unavailable.retryAfter, 30)
+        XCTAssertEqual(requestCount, 2, "failures are not cached")
+        XCTAssertEqual(telemetry.upstreamCount(provider: .metNorway, code: "403"), 1)
+    }
+}
