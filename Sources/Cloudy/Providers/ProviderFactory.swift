@@ -8,15 +8,15 @@ enum ProviderFactory {
         switch settings.name {
         case .openMeteo:
             return OpenMeteoProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                                     client: client, recorder: recorder, apiKey: settings.apiKey)
+                                     client: client, recorder: recorder, apiKey: settings.apiKey, clock: clock)
         case .openWeatherMap:
             // Config validation guarantees the key.
             return OpenWeatherMapProvider(baseURL: settings.url, apiKey: settings.apiKey ?? Secret(""),
                                           forecast: config.forecast, timeout: config.refresh.timeout, client: client,
-                                          recorder: recorder, oneCall: settings.oneCall)
+                                          recorder: recorder, oneCall: settings.oneCall, clock: clock)
         case .metNorway:
             return METNorwayProvider(baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                                     client: client, recorder: recorder, logger: logger)
+                                     client: client, recorder: recorder, logger: logger, clock: clock)
         }
     }
 }

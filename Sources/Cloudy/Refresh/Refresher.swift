@@ -39,7 +39,7 @@ public final class Refresher: @unchecked Sendable {
         self.jitter = jitter
         let config = store.config
         geocoder = Geocoder(baseURL: config.geocodingURL, storagePath: storagePath, client: client,
-                            recorder: store.telemetry, logger: logger)
+                            recorder: store.telemetry, logger: logger, jitter: jitter)
         provider = ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
         backoff = Backoff(interval: config.refresh.interval)
     }
