@@ -3,8 +3,10 @@
 
 Parses deploy/compose.yaml, every Kubernetes YAML, the Grafana provisioning and dashboard,
 the Dockerfile, the systemd unit and the Prometheus rules, and asserts that they agree with
-each other and with the product contract: ports, probes, mounts, and above all metric names
-(a typo in a dashboard or alert expression would silently show or fire nothing).
+each other and with the exporter: ports, probes, mounts, and above all metric names (a typo in
+a dashboard or alert expression would silently show or fire nothing). The metric names are
+those of the golden pages (Tests/CloudyTests/Fixtures/golden/*.prom), which the Swift tests
+compare with the exporter's real output. Only files in this repository are read.
 
 Prints one line per check ("ok   …" or "FAIL …: reason") and exits 1 if any failed.
 Needs python3 and PyYAML; with promtool on PATH it also parses every dashboard query.
@@ -22,73 +24,26 @@ import tempfile
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Support"))
+from cloudy_harness import REPO_ROOT, exposition  # noqa: E402
+
+ROOT = str(REPO_ROOT)
 DEPLOY = os.path.join(ROOT, "deploy")
 GRAFANA = os.path.join(ROOT, "grafana")
 PORT = 10150
 
-# ---- the contract's metric names (CONTRACT.md, "Metrics"); T and W are the unit families ----
-TEMPERATURE_UNITS = ["celsius", "fahrenheit"]
-WIND_UNITS = ["meters_per_second", "kilometers_per_hour", "miles_per_hour", "knots"]
-CONTRACT_METRICS = """
-weather_temperature_T weather_apparent_temperature_T weather_dew_point_T
-weather_relative_humidity_ratio weather_wind_speed_W weather_wind_gust_speed_W
-weather_wind_direction_degrees weather_pressure_msl_pascals weather_cloud_cover_ratio
-weather_precipitation_meters weather_uv_index weather_visibility_meters weather_is_day
-weather_condition_code weather_condition_info weather_observation_timestamp_seconds
-weather_forecast_daily_temperature_max_T weather_forecast_daily_temperature_min_T
-weather_forecast_daily_precipitation_sum_meters weather_forecast_daily_precipitation_probability_ratio
-weather_forecast_daily_wind_speed_max_W weather_forecast_daily_wind_gust_speed_max_W
-weather_forecast_daily_uv_index_max weather_forecast_daily_condition_code
-weather_forecast_daily_sunrise_timestamp_seconds weather_forecast_daily_sunset_timestamp_seconds
-weather_forecast_hourly_temperature_T weather_forecast_hourly_precipitation_probability_ratio
-weather_forecast_hourly_precipitation_meters weather_forecast_hourly_wind_speed_W
-weather_forecast_hourly_condition_code
-weather_location_info weather_up weather_last_success_timestamp_seconds weather_last_attempt_timestamp_seconds
-cloudy_exporter_build_info cloudy_exporter_refresh_interval_seconds cloudy_exporter_refresh_duration_seconds
-cloudy_exporter_upstream_requests_total cloudy_exporter_config_last_reload_successful
-cloudy_exporter_config_last_reload_success_timestamp_seconds
-""".split()
-HISTOGRAMS = {"cloudy_exporter_refresh_duration_seconds"}
-PROCESS_METRICS = ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
-                   "process_open_fds", "process_max_fds", "process_start_time_seconds"]
+# ---- metric names ---------------------------------------------------------------------------
+# The live process_* part of /metrics is not on the golden pages (its values change); these are
+# the standard names of Prometheus' process collector.
+PROCESS_METRICS = {"process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
+                   "process_open_fds", "process_max_fds", "process_start_time_seconds"}
 # Series Prometheus itself writes for every scrape target.
 PROMETHEUS_SYNTHETIC = {"up"}
 
 
-def expand_units(name):
-    if name.endswith("_T"):
-        return [name[:-1] + u for u in TEMPERATURE_UNITS]
-    if name.endswith("_W"):
-        return [name[:-1] + u for u in WIND_UNITS]
-    return [name]
-
-
-def contract_names(names=CONTRACT_METRICS):
-    out = set(PROCESS_METRICS)
-    for name in names:
-        out.update(expand_units(name))
-    for h in HISTOGRAMS:
-        out.update({h + "_bucket", h + "_sum", h + "_count"})
-    return out
-
-
-def names_in_contract_file(path):
-    """Metric names written in CONTRACT.md's Metrics section, `..._x` expanded."""
-    text = open(path, encoding="utf-8").read()
-    section = text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
-    names, prefix = [], ""
-    for token in re.findall(r"`([^`]+)`", section):
-        token = re.split(r"[{\s]", token, maxsplit=1)[0]
-        if token.startswith("weather_forecast_daily_"):
-            prefix = "weather_forecast_daily_"
-        elif token.startswith("weather_forecast_hourly_"):
-            prefix = "weather_forecast_hourly_"
-        if token.startswith("..._"):
-            token = prefix + token[4:]
-        if re.fullmatch(r"(weather|cloudy_exporter)_[a-z_]+(_T|_W)?", token):
-            names.append(token)
-    return names
+def exporter_names():
+    """Every metric name the exporter serves: the golden pages' families and samples, process_*."""
+    return exposition.golden_metric_names() | PROCESS_METRICS
 
 
 # ---- PromQL: which metric names does an expression read? -----------------------------------
@@ -158,7 +113,12 @@ def recording_rules():
 
 
 def allowed_names():
-    return contract_names() | recording_rules() | PROMETHEUS_SYNTHETIC
+    return exporter_names() | recording_rules() | PROMETHEUS_SYNTHETIC
+
+
+def inside_repo(path):
+    """True when `path` (absolute) is in this repository."""
+    return os.path.realpath(path).startswith(os.path.realpath(ROOT) + os.sep)
 
 
 def flag_value(args, flag):
@@ -171,8 +131,8 @@ def flag_value(args, flag):
 
 
 # ---- compose -------------------------------------------------------------------------------
-def compose_mounts(service):
-    """container path -> host path (absolute) of a service's bind mounts."""
+def bind_mounts(service):
+    """container path -> host path (absolute) of a service's bind mounts, wherever they point."""
     out = {}
     for v in service.get("volumes", []):
         if isinstance(v, dict):
@@ -183,6 +143,12 @@ def compose_mounts(service):
         if src and (src.startswith(".") or src.startswith("/")):
             out[dst] = os.path.normpath(os.path.join(DEPLOY, src))
     return out
+
+
+def compose_mounts(service):
+    """The bind mounts whose host path is in this repository (the others are a failed check,
+    and nothing outside the repository is looked at)."""
+    return {dst: host for dst, host in bind_mounts(service).items() if inside_repo(host)}
 
 
 def mounted_host_path(mounts, container_path):
@@ -205,8 +171,10 @@ def check_compose():
     for name, s in services.items():
         if not s.get("image"):
             problems.append("service %s names no image" % name)
-        for host in compose_mounts(s).values():
-            if not os.path.exists(host):
+        for host in bind_mounts(s).values():
+            if not inside_repo(host):
+                problems.append("service %s mounts %s, outside the repository" % (name, host))
+            elif not os.path.exists(host):
                 problems.append("service %s mounts missing %s" % (name, rel(host)))
     published = {"cloudy": PORT, "prometheus": 9090, "alertmanager": 9093, "grafana": 3000}
     for name, port in published.items():
@@ -239,7 +207,7 @@ def check_compose():
         for pattern in pcfg.get("rule_files", []):
             inside = pattern if pattern.startswith("/") else os.path.join(os.path.dirname(pconfig), pattern)
             host_pattern = mounted_host_path(pmounts, inside)
-            got.update(os.path.normpath(p) for p in glob.glob(host_pattern or "/nonexistent"))
+            got.update(os.path.normpath(p) for p in (glob.glob(host_pattern) if host_pattern else []))
         if want - got:
             problems.append("prometheus does not load %s" % ", ".join(sorted(rel(p) for p in want - got)))
         targets = [t for sc in pcfg.get("scrape_configs", []) if sc.get("job_name") == "cloudy"
@@ -450,7 +418,7 @@ def check_grafana():
                     problems.append("%s: panel %r uses unknown variable $%s" % (name, p.get("title"), var))
             for e in grafana_expansions(expr, variables):
                 for metric in metric_names(e) - allowed:
-                    problems.append("%s: panel %r reads %s, not a contract metric nor a recording rule" % (name, p.get("title"), metric))
+                    problems.append("%s: panel %r reads %s, not an exporter metric nor a recording rule" % (name, p.get("title"), metric))
     return sorted(set(problems))
 
 
@@ -504,22 +472,18 @@ def check_rule_metrics():
     return problems
 
 
-def contract_file():
-    """CONTRACT.md lives beside the repository (shared/design), not in it."""
-    candidates = [os.environ.get("CLOUDY_CONTRACT", ""),
-                  os.path.join(ROOT, "..", "shared", "design", "CONTRACT.md"),
-                  "/work/shared/design/CONTRACT.md"]
-    return next((c for c in candidates if c and os.path.isfile(c)), None)
-
-
-def check_contract_list():
-    path = contract_file()
-    ours, theirs = contract_names(), contract_names(names_in_contract_file(path))
+def check_golden_names():
+    """The golden pages give every family the dashboard and rules may read, in every unit."""
+    pages = exposition.golden_pages()
+    if not pages:
+        return ["no golden page %s/*.prom" % rel(str(exposition.GOLDEN_PAGES))]
+    names = exposition.golden_metric_names()
     problems = []
-    if theirs - ours:
-        problems.append("CONTRACT.md names metrics this checker lacks: %s" % sorted(theirs - ours))
-    if ours - theirs:
-        problems.append("this checker names metrics CONTRACT.md lacks: %s" % sorted(ours - theirs))
+    for family in ("weather_up", "weather_location_info", "cloudy_exporter_build_info",
+                   "cloudy_exporter_refresh_duration_seconds_bucket", "weather_temperature_fahrenheit",
+                   "weather_wind_speed_knots", "weather_forecast_daily_temperature_min_celsius"):
+        if family not in names:
+            problems.append("%s is on no golden page" % family)
     return problems
 
 
@@ -606,13 +570,10 @@ def main():
     c = Checker()
     c.check("compose.yaml: images, port %d, config, Prometheus rules, Alertmanager, Grafana mounts" % PORT, check_compose)
     c.check("kubernetes: images, port, probes /healthz /readyz, ConfigMap and Secret mounts, Service, ServiceMonitor", check_kubernetes)
-    c.check("grafana: datasources, targets, variables, metric names from the contract", check_grafana)
+    c.check("grafana: datasources, targets, variables, metric names the exporter serves", check_grafana)
     c.check("grafana: every query parses as PromQL (promtool)", check_grafana_promql)
-    c.check("rules: metric names from the contract, severity, summary and description", check_rule_metrics)
-    if contract_file():
-        c.check("metric list of this checker matches CONTRACT.md", check_contract_list)
-    else:
-        print("skip metric list of this checker vs CONTRACT.md: not found (set CLOUDY_CONTRACT)")
+    c.check("rules: metric names the exporter serves, severity, summary and description", check_rule_metrics)
+    c.check("metric names: read from the golden pages, every unit family there", check_golden_names)
     c.check("Dockerfile: stages, packages, non-root user, EXPOSE, HEALTHCHECK", check_dockerfile)
     c.check("systemd unit: hardening, paths, environment file", check_systemd_unit)
     print("check_manifests: %d passed, %d failed" % (c.passed, c.failed))

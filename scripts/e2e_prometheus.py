@@ -1,50 +1,69 @@
 #!/usr/bin/env python3
-"""Checks for scripts/e2e-prometheus that are easier in Python than in bash.
+"""End-to-end proof with a real Prometheus, run by scripts/e2e-prometheus (which installs the
+tools first). Everything runs on 127.0.0.1 with ports picked at run time, without internet, and
+is stopped on exit:
+  1. the fake Open-Meteo (Tests/Fakes/fake_weather.py), which the checks steer over HTTP;
+  2. cloudy_exporter on a 4-place config refreshing every second, in both unit families;
+  3. Prometheus (Debian's /usr/bin/prometheus) scraping it every second with the shipped
+     rules of deploy/prometheus/rules/, unmodified;
+  4. every panel query of grafana/dashboards/cloudy.json through Prometheus' HTTP API, for
+     every place and unit the config exposes (upstream errors induced first, so the error
+     panel has something to show);
+  5. tomorrow's minimum at -5 °C for one place: the shipped frost alert (no `for:`) is firing
+     for that place only, within FIRING_BUDGET seconds of the override; back at 5 °C, it keeps
+     firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
+  6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each place on one shard.
+One line per check ("ok   …" or "FAIL …"), then "e2e-prometheus: N passed, M failed"; exits
+non-zero on a failure and then prints the tail of every log.
 
-scripts/e2e-prometheus starts the processes (fake Open-Meteo, cloudy_exporter, Prometheus) and
-calls one subcommand per phase. Every check prints one line starting with `ok   ` or `FAIL `,
-which the bash script counts; the exit status is 1 when any line of this call was a FAIL, so
-the caller can stop when a prerequisite is missing.
+The exporter is $CLOUDY_EXPORTER, else .build/debug/cloudy_exporter (built if missing or too old
+to know --shard). KEEP_TMP=1 keeps the temporary directory (configs, logs, TSDB). The processes,
+ports and waits come from the test harness, Tests/Support/cloudy_harness.
 
-    wait-target --prometheus URL --job JOB --timeout S
-        until Prometheus reports every target of JOB healthy ("up")
-    wait-query  --prometheus URL --expr PROMQL --timeout S --what TEXT
-        until an instant query returns at least one sample
-    rules       --prometheus URL --dir DIR
-        the rule groups of every rules file in DIR are loaded and evaluate without error
-    panels      --prometheus URL --dashboard FILE --config CLOUDY_YML [--range-seconds 60]
-        every panel query of the Grafana dashboard, variables substituted, returns data
-    frost       --prometheus URL --fake URL --config CLOUDY_YML [--firing-budget 15]
-        tomorrow's minimum of one place set to -5 °C: the frost alert is firing for that place,
-        and only for it, within the budget; set back to 5 °C, it stays firing (keep_firing_for)
-    shards      --config CLOUDY_YML URL...
-        each place's weather_location_info is on exactly one shard's /metrics page
-
-Python 3.11 standard library, plus PyYAML (scripts/install-deps --test) to read cloudy.yml.
+Python 3.11 standard library, plus PyYAML (scripts/install-deps --test) to read the rules files.
 """
 
-import argparse
 import itertools
 import json
 import math
+import os
 import re
+import shutil
+import subprocess
 import sys
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
-HTTP_TIMEOUT = 5  # seconds; every request is local, so anything slower is a failure
-POLL = 0.25  # seconds between polls
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "Support"))
+from cloudy_harness import (DEBUG_EXPORTER, REPO_ROOT, Exporter, FakeWeather, exporter_binary,  # noqa: E402
+                            exposition, fetch, free_port, in_repo, poll, scratch_dir, shown, spawn, stop_all,
+                            wait_ok, write_exporter_config)
 
+PROMETHEUS = "/usr/bin/prometheus"
+FIRING_BUDGET = 15  # seconds from the frost override until the alert must be firing
+TIME_BUDGET = 90  # seconds for the whole run, a build of the exporter not counted
+HTTP_TIMEOUT = 5  # seconds; every request is local, so anything slower is a failure
+POLL = 0.25  # seconds between polls of Prometheus
+
+MAIN_PLACES = [("Berlin", 52.52, 13.41), ("London", 51.51, -0.13), ("New York", 40.71, -74.01),
+               ("Oslo", 59.91, 10.75)]
+SHARDED_PLACES = MAIN_PLACES + [
+    ("Paris", 48.85, 2.35), ("Madrid", 40.42, -3.70), ("Rome", 41.90, 12.50), ("Vienna", 48.21, 16.37),
+    ("Warsaw", 52.23, 21.01), ("Tokyo", 35.68, 139.69), ("Sydney", -33.87, 151.21), ("Nairobi", -1.29, 36.82),
+]
+
+passed = 0
 failures = 0
 
 
 def ok(text):
+    global passed
+    passed += 1
     print(f"ok   {text}", flush=True)
 
 
@@ -54,20 +73,25 @@ def fail(text):
     print(f"FAIL {text}", flush=True)
 
 
+class Fatal(Exception):
+    """A prerequisite is missing: the later phases cannot run (its FAIL line is printed)."""
+
+
+class ExporterConfig(NamedTuple):
+    path: Path
+    places: list
+    units: dict
+
+
 # --- HTTP ---------------------------------------------------------------------------------
 
 
-def http(url, body=None):
-    """GET (or POST a JSON body); returns the decoded text. Raises on non-2xx with the body."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
-            return response.read().decode()
-    except urllib.error.HTTPError as error:
-        raise RuntimeError(f"{url.split('?')[0]}: HTTP {error.code}: {error.read().decode()[:300]}") from None
+def http_text(url):
+    """The body of GET `url` as text; RuntimeError unless 2xx."""
+    answer = fetch(url, timeout=HTTP_TIMEOUT)
+    if not 200 <= answer.status < 300:
+        raise RuntimeError(f"{url.split('?')[0]}: HTTP {answer.status}: {answer.text[:300]}")
+    return answer.text
 
 
 class PromError(Exception):
@@ -80,7 +104,7 @@ def prom(base, path, **params):
     if params:
         url += "?" + urllib.parse.urlencode(params)
     try:
-        answer = json.loads(http(url))
+        answer = json.loads(http_text(url))
     except (RuntimeError, OSError, ValueError) as error:
         raise PromError(str(error)) from None
     if answer.get("status") != "success":
@@ -92,70 +116,52 @@ def instant(base, expr):
     return prom(base, "/api/v1/query", query=expr)["result"]
 
 
-def poll(timeout, attempt):
-    """Calls attempt() until it returns something truthy or timeout seconds pass; last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = attempt()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(POLL)
-
-
-def places_of(config_path):
-    """[(name, latitude, longitude)] of a cloudy.yml, in config order."""
-    config = yaml.safe_load(Path(config_path).read_text())
-    return [(p["name"], float(p["latitude"]), float(p["longitude"])) for p in config["locations"]]
-
-
-def units_of(config_path, key):
-    value = yaml.safe_load(Path(config_path).read_text())["units"][key]
-    return value if isinstance(value, list) else [value]
-
-
 # --- wait-target, wait-query, rules -----------------------------------------------------------
 
 
-def wait_target(args):
+def wait_target(prometheus, job, timeout):
+    """Until Prometheus reports every target of `job` healthy; False when it does not in time."""
     def healthy():
         try:
-            targets = prom(args.prometheus, "/api/v1/targets", state="active")["activeTargets"]
+            targets = prom(prometheus, "/api/v1/targets", state="active")["activeTargets"]
         except PromError:
             return None
-        mine = [t for t in targets if t["labels"].get("job") == args.job]
+        mine = [t for t in targets if t["labels"].get("job") == job]
         return mine if mine and all(t["health"] == "up" for t in mine) else None
 
     started = time.monotonic()
-    targets = poll(args.timeout, healthy)
+    targets = poll(healthy, timeout, POLL)
     if targets:
         urls = ", ".join(t["scrapeUrl"] for t in targets)
-        ok(f"Prometheus scrapes job {args.job} ({urls}): up after {time.monotonic() - started:.1f}s")
-    else:
-        fail(f"Prometheus target of job {args.job} not up within {args.timeout}s")
+        ok(f"Prometheus scrapes job {job} ({urls}): up after {time.monotonic() - started:.1f}s")
+        return True
+    fail(f"Prometheus target of job {job} not up within {timeout:g}s")
+    return False
 
 
-def wait_query(args):
+def wait_query(prometheus, expr, timeout, what):
+    """Until an instant query returns at least one sample."""
     def answer():
         try:
-            return instant(args.prometheus, args.expr)
+            return instant(prometheus, expr)
         except PromError:
             return None
 
     started = time.monotonic()
-    result = poll(args.timeout, answer)
+    result = poll(answer, timeout, POLL)
     if result:
-        ok(f"{args.what}: after {time.monotonic() - started:.1f}s ({args.expr})")
+        ok(f"{what}: after {time.monotonic() - started:.1f}s ({expr})")
     else:
-        fail(f"{args.what}: no data within {args.timeout}s ({args.expr})")
+        fail(f"{what}: no data within {timeout:g}s ({expr})")
 
 
-def rules(args):
+def rules(prometheus, directory):
     """Each shipped rules file's groups are loaded, and no rule has an evaluation error."""
     wanted = {}
-    for path in sorted(Path(args.dir).glob("*.yml")):
+    for path in sorted(Path(directory).glob("*.yml")):
         for group in yaml.safe_load(path.read_text())["groups"]:
             wanted[group["name"]] = len(group["rules"])
-    groups = {g["name"]: g for g in prom(args.prometheus, "/api/v1/rules")["groups"]}
+    groups = {g["name"]: g for g in prom(prometheus, "/api/v1/rules")["groups"]}
     for name, count in wanted.items():
         group = groups.get(name)
         if group is None:
@@ -242,16 +248,17 @@ def run_target(base, target, expr, range_seconds):
     return shape
 
 
-def panels(args):
-    dashboard = json.loads(Path(args.dashboard).read_text())
+def panels(prometheus, dashboard_path, config, range_seconds=60):
+    """Every panel query of the Grafana dashboard, variables filled for every choice, returns data."""
+    dashboard = json.loads(Path(dashboard_path).read_text())
     choices = {
-        "place": [name for name, _, _ in places_of(args.config)],
-        "temperature_unit": units_of(args.config, "temperature"),
-        "wind_unit": units_of(args.config, "wind_speed"),
+        "place": [name for name, _, _ in config.places],
+        "temperature_unit": config.units["temperature"],
+        "wind_unit": config.units["wind_speed"],
     }
 
     # The `place` variable itself: label_values(weather_location_info, location).
-    found = prom(args.prometheus, "/api/v1/label/location/values", **{"match[]": "weather_location_info"})
+    found = prom(prometheus, "/api/v1/label/location/values", **{"match[]": "weather_location_info"})
     if sorted(found) == sorted(choices["place"]):
         ok(f"variable place = label_values(weather_location_info, location): {', '.join(sorted(found))}")
     else:
@@ -260,7 +267,7 @@ def panels(args):
     # A regex-style place selector (what a multi-value variable would use) picks the same series.
     for place in choices["place"]:
         expr = substitute('weather_location_info{location=~"$place"}', {"place": place})
-        got = [s["metric"]["location"] for s in instant(args.prometheus, expr)]
+        got = [s["metric"]["location"] for s in instant(prometheus, expr)]
         (ok if got == [place] else fail)(f'regex-style {expr} selects {got}')
 
     for panel in walk_panels(dashboard.get("panels", [])):
@@ -280,7 +287,7 @@ def panels(args):
             for target in targets:
                 expr = substitute(target["expr"], values)
                 try:
-                    shapes.append(run_target(args.prometheus, target, expr, args.range_seconds))
+                    shapes.append(run_target(prometheus, target, expr, range_seconds))
                 except PromError as error:
                     errors.append(f"{error} in {expr}")
             if errors:
@@ -294,13 +301,14 @@ def panels(args):
 FROST_ALERT = "CloudyFrostForecast"
 
 
-def frost(args):
-    places = places_of(args.config)
+def frost(prometheus, fake, places, firing_budget):
+    """Tomorrow's minimum of one place at -5 °C: the frost alert fires for that place only, within
+    the budget; back at 5 °C, it stays firing (keep_firing_for)."""
     names = [name for name, _, _ in places]
 
     # The fake's override addresses a place by its index in the weather request, so look at the
     # exporter's last request to learn which configured place index 1 is.
-    requests = json.loads(http(f"{args.fake}/-/requests"))["requests"]
+    requests = fake.requests()["requests"]
     if not requests:
         fail("frost: the fake has no weather request to learn the place order from")
         return
@@ -318,24 +326,24 @@ def frost(args):
     others = [name for name in names if name != place]
 
     # Daily index 1 is tomorrow; values are °C like the real API's default.
-    http(f"{args.fake}/-/override", {"place": 1, "daily": {"temperature_2m_min": [10.0, -5.0]}})
+    fake.override(place=1, daily={"temperature_2m_min": [10.0, -5.0]})
     started = time.monotonic()
 
     def left():
         """Seconds of the firing budget not yet used since the override."""
-        return max(0.0, args.firing_budget - (time.monotonic() - started))
+        return max(0.0, firing_budget - (time.monotonic() - started))
 
     # The next refresh (1s) and the next scrape (1s) bring it to Prometheus.
     def frosty():
         try:
-            return instant(args.prometheus, 'weather_forecast_daily_temperature_min_celsius{job="cloudy"} < 0')
+            return instant(prometheus, 'weather_forecast_daily_temperature_min_celsius{job="cloudy"} < 0')
         except PromError:
             return None
 
-    below = poll(left(), frosty)
+    below = poll(frosty, left(), POLL)
     got = sorted((s["metric"]["location"], s["metric"]["day"], float(s["value"][1])) for s in below or [])
     if got == [(place, "1", -5.0)]:
-        fahrenheit = instant(args.prometheus,
+        fahrenheit = instant(prometheus,
                              f'weather_forecast_daily_temperature_min_fahrenheit{{location="{promql_string(place)}",day="1"}}')
         value = float(fahrenheit[0]["value"][1]) if fahrenheit else None
         if value is not None and abs(value - 23.0) < 1e-9:
@@ -345,12 +353,12 @@ def frost(args):
             fail(f"override: {place} day 1 in °F is {value}, want 23")
     else:
         fail(f"override: daily minimums below 0 °C in Prometheus are {got}, want [({place!r}, '1', -5.0)] "
-             f"within {args.firing_budget:.0f}s")
+             f"within {firing_budget:.0f}s")
         return
 
     # The shipped rule fires on its first evaluation (no `for:`) and holds for keep_firing_for.
     def frost_rule():
-        return next((r for g in prom(args.prometheus, "/api/v1/rules")["groups"] for r in g["rules"]
+        return next((r for g in prom(prometheus, "/api/v1/rules")["groups"] for r in g["rules"]
                      if r.get("name") == FROST_ALERT and r.get("type") == "alerting"), None)
 
     rule = frost_rule()
@@ -362,7 +370,7 @@ def frost(args):
 
     def frost_alerts():
         try:
-            alerts = prom(args.prometheus, "/api/v1/alerts")["alerts"]
+            alerts = prom(prometheus, "/api/v1/alerts")["alerts"]
         except PromError:
             return None
         return [a for a in alerts if a["labels"].get("alertname") == FROST_ALERT]
@@ -372,13 +380,13 @@ def frost(args):
         mine = [a for a in alerts if a["labels"].get("location") == place and a["state"] == "firing"]
         return alerts if mine else None
 
-    alerts = poll(left(), firing) or frost_alerts() or []
+    alerts = poll(firing, left(), POLL) or frost_alerts() or []
     mine = [a for a in alerts if a["labels"].get("location") == place]
     if [a["state"] for a in mine] == ["firing"] and mine[0]["labels"].get("day") == "1":
         alert = mine[0]
         labels, annotations = alert["labels"], alert["annotations"]
         ok(f"{FROST_ALERT} is firing for {place} day=1 (activeAt {alert.get('activeAt')}, value {alert.get('value')}) "
-           f"{time.monotonic() - started:.1f}s after the override, within the {args.firing_budget:.0f}s budget ({timing})")
+           f"{time.monotonic() - started:.1f}s after the override, within the {firing_budget:.0f}s budget ({timing})")
         problems = []
         if labels.get("severity") != "warning" or labels.get("category") != "weather":
             problems.append(f"labels {labels}")
@@ -395,12 +403,12 @@ def frost(args):
     else:
         fail(f"{FROST_ALERT} for {place}: states {[(a['labels'].get('day'), a['state']) for a in mine]} "
              f"{time.monotonic() - started:.1f}s after the override, want one alert, day=1, firing within "
-             f"{args.firing_budget:.0f}s (the rule has {timing})")
+             f"{firing_budget:.0f}s (the rule has {timing})")
         alert = None
 
     # Nothing for the other places, neither in /api/v1/alerts nor in the ALERTS series.
     elsewhere = sorted({a["labels"].get("location") for a in alerts} - {place})
-    series = instant(args.prometheus, f'ALERTS{{alertname="{FROST_ALERT}"}}')
+    series = instant(prometheus, f'ALERTS{{alertname="{FROST_ALERT}"}}')
     in_series = sorted({s["metric"].get("location") for s in series} - {place})
     if not elsewhere and not in_series and len(series) == 1:
         ok(f"{FROST_ALERT} is neither pending nor firing for {', '.join(others)} "
@@ -413,17 +421,17 @@ def frost(args):
 
     # keep_firing_for: the forecast goes back above 0 °C, and the alert stays firing (same
     # activeAt: not resolved and fired again) through evaluations that no longer match.
-    http(f"{args.fake}/-/override", {"place": 1, "daily": {"temperature_2m_min": [10.0, 5.0]}})
+    fake.override(place=1, daily={"temperature_2m_min": [10.0, 5.0]})
     recovered_at = time.monotonic()
     tomorrow = f'weather_forecast_daily_temperature_min_celsius{{job="cloudy",location="{promql_string(place)}",day="1"}}'
 
     def mild():
         try:
-            return instant(args.prometheus, f"{tomorrow} >= 0")
+            return instant(prometheus, f"{tomorrow} >= 0")
         except PromError:
             return None
 
-    back = poll(15, mild)
+    back = poll(mild, 15, POLL)
     if not back:
         fail(f"recovery: tomorrow's minimum in {place} is not back above 0 °C in Prometheus within 15s")
         return
@@ -434,11 +442,11 @@ def frost(args):
         last = (frost_rule() or {}).get("lastEvaluation")
         return bool(last) and datetime.fromisoformat(last).timestamp() > seen + 3
 
-    if not poll(10, evaluated_since):
+    if not poll(evaluated_since, 10, POLL):
         fail(f"{FROST_ALERT}: not evaluated in the 10s after the forecast went back to 5 °C")
         return
     held = [a for a in frost_alerts() or [] if a["labels"].get("location") == place]
-    matching = instant(args.prometheus, f"({tomorrow} < on() group_left() cloudy:threshold_frost_celsius)")
+    matching = instant(prometheus, f"({tomorrow} < on() group_left() cloudy:threshold_frost_celsius)")
     if ([a["state"] for a in held] == ["firing"] and held[0].get("activeAt") == alert.get("activeAt")
             and not matching):
         ok(f"{FROST_ALERT} still firing for {place} (same activeAt) {time.monotonic() - recovered_at:.1f}s after "
@@ -451,39 +459,27 @@ def frost(args):
 
 # --- shards -----------------------------------------------------------------------------------
 
-SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+\S+")
-LABEL = re.compile(r'([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"')
-
-
-def unescape(value):
-    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), value)
-
-
 def locations_on(url):
     """({location of weather_location_info}, {location of any other weather_* series})."""
     info, weather = set(), set()
-    for line in http(url).splitlines():
-        match = SAMPLE.match(line)
-        if not match or not match.group(1).startswith("weather_"):
-            continue
-        labels = {k: unescape(v) for k, v in LABEL.findall(match.group(2) or "")}
-        if "location" in labels:
-            (info if match.group(1) == "weather_location_info" else weather).add(labels["location"])
+    for sample in exposition.samples(http_text(url)):
+        if sample.name.startswith("weather_") and "location" in sample.labels:
+            (info if sample.name == "weather_location_info" else weather).add(sample.labels["location"])
     return info, weather
 
 
-def shards(args):
-    names = [name for name, _, _ in places_of(args.config)]
+def shards(names, urls):
+    """Each place's weather_location_info is on exactly one shard's /metrics page."""
     owners = {name: [] for name in names}
-    for index, url in enumerate(args.urls):
+    for index, url in enumerate(urls):
         info, weather = locations_on(url)
         for name in info:
             owners.setdefault(name, []).append(index)
         strays = sorted(weather - info)
         if strays:
-            fail(f"shard {index}/{len(args.urls)}: weather series for places it does not own: {strays}")
+            fail(f"shard {index}/{len(urls)}: weather series for places it does not own: {strays}")
         else:
-            ok(f"shard {index}/{len(args.urls)}: {len(info)} places ({', '.join(sorted(info)) or 'none'}), "
+            ok(f"shard {index}/{len(urls)}: {len(info)} places ({', '.join(sorted(info)) or 'none'}), "
                f"weather series only for those")
     missing = sorted(name for name, where in owners.items() if not where)
     doubled = sorted(f"{name} on {where}" for name, where in owners.items() if len(where) > 1)
@@ -491,59 +487,184 @@ def shards(args):
     if missing or doubled or unknown:
         fail(f"shards: missing {missing}, on several shards {doubled}, not configured {unknown}")
     else:
-        ok(f"shards: each of the {len(names)} configured places is on exactly one of {len(args.urls)} shards")
+        ok(f"shards: each of the {len(names)} configured places is on exactly one of {len(urls)} shards")
 
 
-# --- main -------------------------------------------------------------------------------------
+# --- the run -----------------------------------------------------------------------------------
+
+
+def prepare(work):
+    """The exporter to run (a private copy) and the seconds spent building it."""
+    if not os.access(PROMETHEUS, os.X_OK):
+        raise Fatal(f"no {PROMETHEUS} after scripts/install-deps --test")
+    chosen = os.environ.get("CLOUDY_EXPORTER")
+    source = exporter_binary(DEBUG_EXPORTER)
+    usage = subprocess.run([source, "--help"], capture_output=True, text=True).stdout if source else ""
+    build_seconds = 0.0
+    if "--shard" not in usage:
+        if chosen:
+            raise Fatal(f"$CLOUDY_EXPORTER={chosen} is not an exporter with --shard")
+        print("building cloudy_exporter (missing, or too old for --shard)", flush=True)
+        started = time.monotonic()
+        subprocess.run(["swift", "build", "--product", "cloudy_exporter"], cwd=REPO_ROOT, check=True)
+        build_seconds = time.monotonic() - started
+        source = in_repo(DEBUG_EXPORTER)
+    # Run a private copy: a concurrent `swift build` in this tree may relink the original while we
+    # run (and could not, with ETXTBSY, while we execute it).
+    binary = work / "cloudy_exporter"
+    shutil.copy2(source, binary)
+
+    def first_line(command):
+        run = subprocess.run(command, capture_output=True, text=True)
+        return (run.stdout + run.stderr).splitlines()[0] if (run.stdout + run.stderr).strip() else ""
+
+    ok(f"exporter: {first_line([binary, '--version'])} (from {shown(source)}); {first_line([PROMETHEUS, '--version'])}")
+    return binary, build_seconds
+
+
+def start_fake(work, logs):
+    try:
+        fake = FakeWeather(work, start_timeout=5)
+    except (RuntimeError, TimeoutError) as error:
+        fail(str(error))
+        raise Fatal from None
+    logs.append(fake.log_path)
+    ok(f"fake Open-Meteo listening on 127.0.0.1:{fake.port}")
+    return fake
+
+
+def start_exporter(binary, config, work, name, logs, extra_args=()):
+    """An exporter logging to WORK/NAME.log, ready (/readyz 200) within 10s."""
+    exporter = Exporter(binary, config.path, work, name=name, extra_args=list(extra_args))
+    logs.append(exporter.log_path)
+    flags = f" ({' '.join(extra_args)})" if extra_args else ""
+    try:
+        exporter.wait_ready(timeout=10)
+    except (RuntimeError, TimeoutError) as error:
+        fail(f"{name} not ready on 127.0.0.1:{exporter.port} within 10s{flags}: {error}")
+        raise Fatal from None
+    ok(f"{name} ready on 127.0.0.1:{exporter.port}{flags}")
+    return exporter
+
+
+def start_prometheus(work, exporter, logs):
+    """Prometheus scraping the exporter and evaluating the shipped rules every second."""
+    config = work / "prometheus.yml"
+    config.write_text(f"""global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - {REPO_ROOT}/deploy/prometheus/rules/*.yml
+scrape_configs:
+  - job_name: cloudy  # the rules and the dashboard expect job="cloudy"
+    static_configs:
+      - targets: ['127.0.0.1:{exporter.port}']
+""")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = work / "prometheus.log"
+    logs.append(log_path)
+    with open(log_path, "w") as log:
+        proc = spawn([PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={work / 'tsdb'}",
+                      f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_ok(url + "/-/ready", 15, proc)
+    except (RuntimeError, TimeoutError) as error:
+        fail(f"Prometheus not ready on 127.0.0.1:{port} within 15s: {error}")
+        raise Fatal from None
+    ok(f"Prometheus ready on 127.0.0.1:{port}")
+    if not wait_target(url, "cloudy", 15):
+        raise Fatal
+    return url
+
+
+def check_panels(prometheus, fake, config):
+    # "Upstream errors by code" is empty while all is well: make three refreshes fail with 503,
+    # then wait until Prometheus sees the error counter grow, as the panel's increase() will.
+    fake.fault("status", status=503, count=3)
+    ok("fake answers the next 3 weather requests with 503")
+    wait_query(prometheus, 'sum by (code) (increase(cloudy_exporter_upstream_requests_total{job="cloudy",code="503"}[1m])) > 0',
+               15, "upstream 503s counted in Prometheus")
+    # The places are back up before we query (the fault is used up after three requests).
+    wait_query(prometheus, f'count(weather_up{{job="cloudy"}} == 1) == {len(config.places)}', 10,
+               "every place up again after the fault")
+    panels(prometheus, REPO_ROOT / "grafana" / "dashboards" / "cloudy.json", config)
+
+
+def check_shards(binary, fake, work, logs):
+    path = write_exporter_config(work / "cloudy-sharded.yml", fake.url, SHARDED_PLACES,
+                                 refresh={"interval": "1s", "timeout": "2s"})
+    config = ExporterConfig(path, SHARDED_PLACES, {})
+    fake.reset()  # no overrides or faults from the phases before
+    urls = []
+    for index in range(3):
+        exporter = start_exporter(binary, config, work, f"shard-{index}", logs, [f"--shard={index}/3"])
+        urls.append(exporter.url + "/metrics")
+    shards([name for name, _, _ in SHARDED_PLACES], urls)
+
+
+def phase(name, function, *args):
+    """Runs one check; an error it did not expect is its FAIL line, and the run goes on."""
+    try:
+        function(*args)
+    except (PromError, RuntimeError, OSError, ValueError, KeyError) as error:
+        fail(f"{name}: {type(error).__name__}: {error}")
+
+
+def run(work, logs):
+    started = time.monotonic()
+    binary, build_seconds = prepare(work)
+    fake = start_fake(work, logs)
+    path = write_exporter_config(
+        work / "cloudy.yml", fake.url, MAIN_PLACES, refresh={"interval": "1s", "timeout": "2s"},
+        # Both unit families of each kind, so every dashboard unit choice has data.
+        units={"temperature": ["celsius", "fahrenheit"], "wind_speed": ["meters_per_second", "kilometers_per_hour"]},
+        forecast={"days": 7, "hours": 24})
+    config = ExporterConfig(path, MAIN_PLACES, {"temperature": ["celsius", "fahrenheit"],
+                                                "wind_speed": ["meters_per_second", "kilometers_per_hour"]})
+    exporter = start_exporter(binary, config, work, "exporter", logs)
+    prometheus = start_prometheus(work, exporter, logs)
+    phase("panels", check_panels, prometheus, fake, config)
+    phase("frost", frost, prometheus, fake, config.places, FIRING_BUDGET)
+    # Every shipped rule, templates included, has been evaluated for many seconds by now.
+    phase("rules", rules, prometheus, REPO_ROOT / "deploy" / "prometheus" / "rules")
+    phase("shards", check_shards, binary, fake, work, logs)
+    # The exporter lived through the faults and every query.
+    if exporter.alive():
+        ok("exporter still running after all phases")
+    else:
+        fail("exporter exited during the run")
+    seconds = time.monotonic() - started - build_seconds
+    if seconds >= TIME_BUDGET:
+        fail(f"run took {seconds:.0f}s (without building), budget {TIME_BUDGET}s")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    command = commands.add_parser("wait-target")
-    command.add_argument("--prometheus", required=True)
-    command.add_argument("--job", required=True)
-    command.add_argument("--timeout", type=float, default=15)
-    command.set_defaults(run=wait_target)
-
-    command = commands.add_parser("wait-query")
-    command.add_argument("--prometheus", required=True)
-    command.add_argument("--expr", required=True)
-    command.add_argument("--what", required=True)
-    command.add_argument("--timeout", type=float, default=15)
-    command.set_defaults(run=wait_query)
-
-    command = commands.add_parser("rules")
-    command.add_argument("--prometheus", required=True)
-    command.add_argument("--dir", required=True)
-    command.set_defaults(run=rules)
-
-    command = commands.add_parser("panels")
-    command.add_argument("--prometheus", required=True)
-    command.add_argument("--dashboard", required=True)
-    command.add_argument("--config", required=True)
-    command.add_argument("--range-seconds", type=float, default=60)
-    command.set_defaults(run=panels)
-
-    command = commands.add_parser("frost")
-    command.add_argument("--prometheus", required=True)
-    command.add_argument("--fake", required=True)
-    command.add_argument("--config", required=True)
-    command.add_argument("--firing-budget", type=float, default=15,
-                         help="seconds from the override within which the alert must be firing")
-    command.set_defaults(run=frost)
-
-    command = commands.add_parser("shards")
-    command.add_argument("--config", required=True)
-    command.add_argument("urls", nargs="+", help="/metrics URL of each shard, in shard order")
-    command.set_defaults(run=shards)
-
-    args = parser.parse_args()
+    started = time.monotonic()
+    keep = os.environ.get("KEEP_TMP") == "1"
+    work = scratch_dir("e2e", keep=keep)
+    logs = []
     try:
-        args.run(args)
-    except (PromError, RuntimeError, OSError, ValueError, KeyError) as error:
-        fail(f"{args.command}: {type(error).__name__}: {error}")
+        run(work, logs)
+    except Fatal as error:
+        if str(error):
+            fail(str(error))
+    except (KeyboardInterrupt, SystemExit):
+        fail("interrupted")
+    except Exception as error:  # noqa: BLE001 - a crash must not end the run looking green
+        fail(f"stopped by an unexpected error: {type(error).__name__}: {error}")
+    if failures:
+        for log in logs:  # before stopping, so that the tails show the failure, not the shutdown
+            if log.exists() and log.stat().st_size:
+                print(f"---- tail of {log.name}")
+                for line in log.read_text(errors="replace").splitlines()[-25:]:
+                    print(f"  {line}")
+    stop_all()
+    if keep:
+        print(f"kept {work}")
+    print(f"duration: {time.monotonic() - started:.0f}s")
+    print(f"e2e-prometheus: {passed} passed, {failures} failed")
     return 1 if failures else 0
 
 

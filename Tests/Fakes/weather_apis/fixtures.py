@@ -1,0 +1,69 @@
+"""The fixtures the fake answers from (Tests/CloudyTests/Fixtures), and what is generated from them once.
+"""
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+from .met_norway import met_timeseries
+from .openweathermap import owm_forecast_list
+
+FIXTURE_NAME = "open-meteo-forecast-multi.json"
+OTHER_FIXTURES = {
+    "owm_current": "openweathermap-current.json",
+    "owm_forecast": "openweathermap-forecast.json",
+    "owm_401": "openweathermap-error-401.json",
+    "owm_onecall": "openweathermap-onecall.json",
+    "met": "met-no-compact.json",
+    "geocoding": "open-meteo-geocoding.json",
+    "geocoding_empty": "open-meteo-geocoding-empty.json",
+}
+DEFAULT_FIXTURES = Path(__file__).absolute().parents[2] / "CloudyTests" / "Fixtures"  # Tests/Fakes/weather_apis/
+
+
+def load_templates(directory):
+    path = Path(directory) / FIXTURE_NAME
+    try:
+        templates = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        sys.exit(f"fake_weather: cannot read {path}: {error}")
+    if not isinstance(templates, list) or not templates:
+        sys.exit(f"fake_weather: {path} must hold a non-empty JSON array")
+    return templates
+
+
+def read_fixture(directory, name):
+    """The bytes of fixture `name` from `directory`, else from the default directory."""
+    for folder in (Path(directory), DEFAULT_FIXTURES):
+        path = folder / name
+        if path.is_file():
+            try:
+                return path.read_bytes()
+            except OSError as error:
+                sys.exit(f"fake_weather: cannot read {path}: {error}")
+    sys.exit(f"fake_weather: cannot find {name} in {directory} or {DEFAULT_FIXTURES}")
+
+
+class Fixtures:
+    """Every fixture the fake answers from, and what is generated from them once."""
+
+    def __init__(self, templates, directory):
+        self.templates = templates
+        for attribute, name in OTHER_FIXTURES.items():
+            raw = read_fixture(directory, name)
+            try:
+                value = json.loads(raw)
+            except ValueError as error:
+                sys.exit(f"fake_weather: {name} is not JSON: {error}")
+            if not isinstance(value, dict):
+                sys.exit(f"fake_weather: {name} must hold a JSON object")
+            setattr(self, attribute, value)
+        self.owm_401_bytes = read_fixture(directory, OTHER_FIXTURES["owm_401"]).strip()
+        try:
+            self.owm_list = owm_forecast_list(self.owm_forecast)
+            self.met_document = copy.deepcopy(self.met)
+            self.met_document["properties"]["timeseries"] = met_timeseries()
+            self.met["geometry"]["coordinates"][2]
+        except (KeyError, IndexError, TypeError) as error:
+            sys.exit(f"fake_weather: a provider fixture lacks what the fake needs: {error!r}")
