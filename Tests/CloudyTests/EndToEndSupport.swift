@@ -67,6 +67,21 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
     }
 }
 
+/// A test case whose every test gets a fake weather API of its own (`fake`), stopped after it.
+class FakeWeatherTestCase: XCTestCase {
+    var fake: FakeWeatherAPI!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        fake = try FakeWeatherAPI()
+    }
+
+    override func tearDown() {
+        fake?.stop()
+        super.tearDown()
+    }
+}
+
 /// The real `cloudy_exporter` binary, started with a config written for the test.
 final class ExporterProcess: @unchecked Sendable {  // read-only after init; Process is thread-safe to query
     let process = Process()

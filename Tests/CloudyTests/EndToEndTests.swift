@@ -5,16 +5,7 @@ import XCTest
 /// The real `cloudy_exporter` binary against the fake Open-Meteo on 127.0.0.1, over real HTTP,
 /// through the real libcurl client. Expected values come from the shared fixtures, which the fake
 /// serves: place 0 gets Berlin's values, place 1 London's, place 2 New York's.
-final class EndToEndTests: XCTestCase {
-    var fake: FakeWeatherAPI!
-
-    override func setUpWithError() throws {
-        fake = try FakeWeatherAPI()
-    }
-
-    override func tearDown() {
-        fake.stop()
-    }
+final class EndToEndTests: FakeWeatherTestCase {
 
     func config(units: String, interval: String = "1h", extra: String = "") -> String {
         """

@@ -7,13 +7,7 @@ import XCTest
 /// serves a place. What depends on time (OpenWeatherMap's call spacing, MET's `Expires` and
 /// 304s, the deprecation warning logged once, the geocoder's retries) is tested in process
 /// with a `ManualClock`: OpenWeatherMapCallSpacingTests, METNorwayCacheTests, GeocoderTests.
-final class ProvidersEndToEndTests: XCTestCase {
-    var fake: FakeWeatherAPI!
-
-    override func setUpWithError() throws {
-        fake = try FakeWeatherAPI()
-        addTeardownBlock { [fake] in fake?.stop() }
-    }
+final class ProvidersEndToEndTests: FakeWeatherTestCase {
 
     func places(_ names: [(String, Double, Double)]) -> String {
         names.map { "  - name: \($0.0)\n    latitude: \($0.1)\n    longitude: \($0.2)\n" }.joined()

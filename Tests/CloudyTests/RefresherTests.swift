@@ -70,6 +70,13 @@ final class RefresherTests: XCTestCase {
         refresher.start()
     }
 
+    /// A reload as ConfigReloader does it: the store takes the new places, the refresher reschedules.
+    func reload(to config: Config, from previous: Config) {
+        store.replaceConfig(config)
+        refresher.apply(config, previous: previous)
+        refresher.waitForQueuedWork()
+    }
+
     var metricsText: String { String(buffer: store.rendered.metrics.prometheus) }
     var nextRefreshIn: Double? { clock.pendingDeadlines.first.map { $0 - clock.now() } }
 
@@ -155,24 +162,19 @@ final class RefresherTests: XCTestCase {
         clock.advance(by: 10)
         XCTAssertEqual(upstream.requests.count, 1)
 
-        refresher.apply(first, previous: first)
-        refresher.waitForQueuedWork()
+        reload(to: first, from: first)
         clock.advance(by: 0)
         XCTAssertEqual(upstream.requests.count, 1, "an unchanged config is no way around the interval")
         XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 50, accuracy: 1e-6)
 
         let added = config(interval: 60, places: ["Berlin", "Oslo"])
-        store.replaceConfig(added)
-        refresher.apply(added, previous: first)
-        refresher.waitForQueuedWork()
+        reload(to: added, from: first)
         clock.advance(by: 0)
         XCTAssertEqual(upstream.requests.count, 2, "a new place is fetched at once")
         XCTAssertTrue(upstream.requests.last?.contains("latitude=52.52,53.52") == true, upstream.requests.last ?? "")
 
         let slower = config(interval: 300, places: ["Berlin", "Oslo"])
-        store.replaceConfig(slower)
-        refresher.apply(slower, previous: added)
-        refresher.waitForQueuedWork()
+        reload(to: slower, from: added)
         XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 300, accuracy: 1e-6, "a new interval counts from the last start")
     }
 
@@ -183,9 +185,7 @@ final class RefresherTests: XCTestCase {
         clock.advance(by: 0)
         upstream.answerOK()
         let added = config(interval: 60, places: ["Berlin", "Oslo"])
-        store.replaceConfig(added)
-        refresher.apply(added, previous: first)
-        refresher.waitForQueuedWork()
+        reload(to: added, from: first)
         clock.advance(by: 599)
         XCTAssertEqual(upstream.requests.count, 1, "a reload does not jump a Retry-After")
         clock.advance(by: 1)

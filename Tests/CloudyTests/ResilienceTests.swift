@@ -12,16 +12,7 @@ final class NIOLockedAnswers: Sendable {
 
 /// A bad afternoon at the weather API, hostile clients and hostile config, against the real
 /// binary: the process stays up, scrapes stay fast, only the affected places go down.
-final class ResilienceTests: XCTestCase {
-    var fake: FakeWeatherAPI!
-
-    override func setUpWithError() throws {
-        fake = try FakeWeatherAPI()
-    }
-
-    override func tearDown() {
-        fake.stop()
-    }
+final class ResilienceTests: FakeWeatherTestCase {
 
     func config(interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m", provider extra: String = "",
                 places: [(String, Double, Double)] = everyPlace) -> String {

@@ -15,34 +15,29 @@ final class RoutesTests: XCTestCase {
 
     // MARK: health and readiness
 
-    func testHealthAnswersOKOnBothPathsEvenBeforeTheFirstRefresh() throws {
-        let server = try connection(.waitingForFirstRefresh)
-        for path in ["/healthz", "/-/healthy"] {
+    /// Asks each of `paths` (aliases of one endpoint) and checks the plain-text answer.
+    func assertPlainText(_ server: EmbeddedHTTPConnection, _ paths: [String], status: Int, text: String,
+                         file: StaticString = #filePath, line: UInt = #line) throws {
+        for path in paths {
             let answer = try server.request(path)
-            XCTAssertEqual(answer.status, 200, path)
-            XCTAssertEqual(answer.text, "OK\n", path)
-            XCTAssertEqual(answer.header("Content-Type"), "text/plain; charset=utf-8", path)
-            XCTAssertEqual(answer.header("Content-Length"), "3", path)
+            XCTAssertEqual(answer.status, status, path, file: file, line: line)
+            XCTAssertEqual(answer.text, text, path, file: file, line: line)
+            XCTAssertEqual(answer.header("Content-Type"), "text/plain; charset=utf-8", path, file: file, line: line)
+            XCTAssertEqual(answer.header("Content-Length"), String(text.utf8.count), path, file: file, line: line)
         }
+    }
+
+    func testHealthAnswersOKOnBothPathsEvenBeforeTheFirstRefresh() throws {
+        try assertPlainText(connection(.waitingForFirstRefresh), ["/healthz", "/-/healthy"], status: 200, text: "OK\n")
     }
 
     func testNotReadyUntilEveryPlaceHadAFirstRefresh() throws {
-        let server = try connection(.waitingForFirstRefresh)
-        for path in ["/readyz", "/-/ready"] {
-            let answer = try server.request(path)
-            XCTAssertEqual(answer.status, 503, path)
-            XCTAssertEqual(answer.text, "not ready: waiting for the first refresh of 3 of 3 places\n", path)
-            XCTAssertEqual(answer.header("Content-Type"), "text/plain; charset=utf-8", path)
-        }
+        try assertPlainText(connection(.waitingForFirstRefresh), ["/readyz", "/-/ready"], status: 503,
+                            text: "not ready: waiting for the first refresh of 3 of 3 places\n")
     }
 
     func testReadyOnBothPathsOnceRefreshed() throws {
-        let server = try connection(.ready)
-        for path in ["/readyz", "/-/ready"] {
-            let answer = try server.request(path)
-            XCTAssertEqual(answer.status, 200, path)
-            XCTAssertEqual(answer.text, "ready\n", path)
-        }
+        try assertPlainText(connection(.ready), ["/readyz", "/-/ready"], status: 200, text: "ready\n")
     }
 
     func testReadyListsEachFailingPlaceBelowTheFirstLineOnOneLineEach() throws {
