@@ -1,29 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The release executable is linked for a small resident size (bench/README.md, "Memory"). Build it
-// with scripts/build-release: the Swift runtime and Foundation are then part of the executable,
-// and every package's functions sit in sections of their own. Then, from
-// Sources/cloudy_exporter/release-link/:
-// - lld, with compact relative relocations (the loader reads ~20 KB of them instead of 2.2 MB);
-// - the functions that run when serving laid out side by side, in the order of hot-functions.txt
-//   (written by bench/hot-functions), and the compiler's unnamed helpers gathered next to them
-//   (unnamed-functions.ld), so that the code a running exporter touches shares few pages;
-// - libstdc++ linked statically: its only users are the Swift runtime and ICU, already static;
-//   the shared one costs ~1 MB resident, mostly its symbol tables read by the loader. The
-//   toolchain asks for it with -lstdc++, and the first libstdc++.so on the library path is that
-//   directory's linker script, which names the static archive.
-// Debug builds and tests link as usual.
-let releaseLink = "\(Context.packageDirectory)/Sources/cloudy_exporter/release-link"
-let releaseLinkerFlags = [
-    "-L", releaseLink,
-    "-use-ld=lld",
-    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-    "-Xlinker", "--no-export-dynamic",
-    "-Xlinker", "--symbol-ordering-file=\(releaseLink)/hot-functions.txt",
-    "-Xlinker", "--no-warn-symbol-ordering",
-    "-Xlinker", "-T", "-Xlinker", "\(releaseLink)/unnamed-functions.ld",
-]
+// An ordinary package: `swift build -c release` builds a working exporter. The release binary as
+// shipped (static Swift runtime, laid out for a small resident size) is scripts/build-release's.
 
 let package = Package(
     name: "Cloudy",
@@ -75,9 +54,7 @@ let package = Package(
             dependencies: [
                 "Cloudy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            exclude: ["release-link"],
-            linkerSettings: [.unsafeFlags(releaseLinkerFlags, .when(platforms: [.linux], configuration: .release))]
+            ]
         ),
         .testTarget(
             name: "CloudyTests",
