@@ -4,6 +4,9 @@ import PackageDescription
 // An ordinary package: `swift build -c release` builds a working exporter. The release binary as
 // shipped (static Swift runtime, laid out for a small resident size) is scripts/build-release's.
 
+// The SwiftNIO parts the server is built on; the tests drive the same pipeline on EmbeddedChannel.
+let nio: [Target.Dependency] = ["NIOCore", "NIOPosix", "NIOHTTP1"].map { .product(name: $0, package: "swift-nio") }
+
 let package = Package(
     name: "Cloudy",
     platforms: [.macOS(.v14)],
@@ -40,14 +43,11 @@ let package = Package(
                 "CCurl",
                 "CZlib",
                 "CMalloc",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ] + nio
         ),
         .executableTarget(
             name: "cloudy_exporter",
@@ -58,14 +58,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudyTests",
-            dependencies: [
-                "Cloudy",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-            ],
-            resources: [.copy("Fixtures")]
+            dependencies: ["Cloudy", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
+            // Fixtures are read from the source tree (TestPaths), never from a bundle.
+            exclude: ["Fixtures"]
         ),
     ]
 )

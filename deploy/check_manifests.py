@@ -488,10 +488,15 @@ def check_golden_names():
 
 
 # ---- Dockerfile and systemd unit -------------------------------------------------------------
+def read_joined(*path):
+    """A file under deploy/ with its backslash-continued lines joined into one."""
+    text = open(os.path.join(DEPLOY, *path), encoding="utf-8").read()
+    return re.sub(r"\\\n\s*", " ", text)
+
+
 def check_dockerfile():
     problems = []
-    text = open(os.path.join(DEPLOY, "docker", "Dockerfile"), encoding="utf-8").read()
-    text = re.sub(r"\\\n", " ", text)
+    text = read_joined("docker", "Dockerfile")
     lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
     froms = [l for l in lines if l.upper().startswith("FROM ")]
     if len(froms) < 2 or not froms[0].split()[1].startswith("swift:6.3-bookworm") or froms[-1].split()[1] != "debian:bookworm-slim":
@@ -503,8 +508,12 @@ def check_dockerfile():
         problems.append("build stage lacks libcurl4-openssl-dev")
     # The release build as shipped (static Swift runtime, link layout) is scripts/build-release.
     script = os.path.join(DEPLOY, "..", "scripts", "build-release")
-    if not re.search(r"RUN .*scripts/build-release", btext) or not re.search(r"COPY \S*scripts/build-release", btext):
-        problems.append("build stage does not copy and run scripts/build-release")
+    # What scripts/build-release reads besides the package: its link layout.
+    needed = ("scripts/build-release", "scripts/release-link")
+    if not re.search(r"RUN .*scripts/build-release", btext):
+        problems.append("build stage does not run scripts/build-release")
+    elif any(not re.search(r"COPY \S*%s" % re.escape(path), btext) for path in needed):
+        problems.append("build stage does not copy %s" % " and ".join(needed))
     elif "--static-swift-stdlib" not in open(script, encoding="utf-8").read():
         problems.append("scripts/build-release does not build with --static-swift-stdlib")
     for pkg in ("libcurl4", "ca-certificates"):
@@ -525,15 +534,15 @@ def check_dockerfile():
         problems.append("no deploy/docker/Dockerfile.dockerignore")
     else:
         ignore = open(ignore_file, encoding="utf-8").read().split()
-        if "*" in ignore and "!scripts/build-release" not in ignore:
-            problems.append("Dockerfile.dockerignore leaves scripts/build-release out of the build context")
+        for path in needed:
+            if "*" in ignore and "!" + path not in ignore:
+                problems.append("Dockerfile.dockerignore leaves %s out of the build context" % path)
     return problems
 
 
 def check_systemd_unit():
     problems = []
-    text = open(os.path.join(DEPLOY, "systemd", "cloudy_exporter.service"), encoding="utf-8").read()
-    text = re.sub(r"\\\n\s*", " ", text)
+    text = read_joined("systemd", "cloudy_exporter.service")
     settings = {}
     for line in text.splitlines():
         if "=" in line and not line.lstrip().startswith(("#", ";", "[")):

@@ -137,15 +137,30 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
 
     /// Waits until `path` answers `status` (the server is up, or ready).
     func waitFor(_ path: String, status: Int = 200, timeout: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if case let .success(response) = client.fetch(HTTPRequest(url: baseURL + path, timeout: 1)), response.status == status {
-                return
-            }
+        try waitUntil("\(path) answers \(status)", timeout: timeout, log: { self.log }) {
             guard process.isRunning else { throw Failure("exporter exited with \(process.terminationStatus):\n\(log)") }
-            Thread.sleep(forTimeInterval: 0.05)
+            guard case let .success(response) = client.fetch(HTTPRequest(url: baseURL + path, timeout: 1)) else { return false }
+            return response.status == status
         }
-        throw Failure("\(path) did not answer \(status) within \(timeout)s; log:\n\(log)")
+    }
+
+    /// `/metrics` once `condition` holds of it, polled for at most `timeout` seconds; `slowest`
+    /// keeps the longest a scrape took meanwhile.
+    func metrics(timeout: Double = 10, slowest: inout Double,
+                 when condition: ([String: Double]) -> Bool) throws -> [String: Double] {
+        var latest: [String: Double] = [:]
+        try waitUntil("the metrics condition holds", timeout: timeout, log: { self.log }) {
+            let started = Date()
+            latest = try metrics()
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            return condition(latest)
+        }
+        return latest
+    }
+
+    func metrics(timeout: Double = 10, when condition: ([String: Double]) -> Bool) throws -> [String: Double] {
+        var slowest = 0.0
+        return try metrics(timeout: timeout, slowest: &slowest, when: condition)
     }
 
     /// `/metrics` parsed into `series → value`, e.g. `weather_up{location="Berlin"}` → 1.
@@ -173,6 +188,16 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         }
         guard bound else { throw Failure("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds; after `timeout` seconds fails, saying `what`
+/// was awaited and the tail of `log`. The only way tests wait on a real process.
+func waitUntil(_ what: String, timeout: Double = 10, log: () -> String = { "" }, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        guard Date() < deadline else { throw Failure("waited \(timeout)s for: \(what); log:\n\(log().suffix(3000))") }
+        Thread.sleep(forTimeInterval: 0.05)
     }
 }
 

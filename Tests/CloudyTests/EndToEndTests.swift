@@ -222,12 +222,7 @@ final class EndToEndTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: config(units: "  time: 24h", interval: "1s"))
         try exporter.waitFor("/readyz")
         try fake.control("fault", "{\"mode\": \"status\", \"status\": 503}")
-        let deadline = Date().addingTimeInterval(10)
-        var metrics = try exporter.metrics()
-        while metrics["weather_up{location=\"Berlin\"}"] != 0, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
-            metrics = try exporter.metrics()
-        }
+        let metrics = try exporter.metrics { $0["weather_up{location=\"Berlin\"}"] == 0 }
         XCTAssertClose(metrics["weather_up{location=\"Berlin\"}"], 0)
         XCTAssertClose(metrics["weather_temperature_celsius{location=\"Berlin\"}"], 24.5, "last good value stays until stale_after")
         XCTAssertGreaterThanOrEqual(metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"503\"}"] ?? 0, 1)
@@ -241,13 +236,8 @@ final class EndToEndTests: FakeWeatherTestCase {
         let smaller = config(units: "  time: 24h").replacingOccurrences(of: "  - name: New York\n    latitude: 40.7143\n    longitude: -74.006", with: "  - name: Oslo\n    latitude: 59.91\n    longitude: 10.75")
         try smaller.write(to: exporter.configFile, atomically: true, encoding: .utf8)
         XCTAssertEqual(try exporter.post("/-/reload").status, 200)
-        var metrics = try exporter.metrics()
-        XCTAssertNil(metrics["weather_up{location=\"New York\"}"], "a removed place vanishes at once")
-        let deadline = Date().addingTimeInterval(10)
-        while metrics["weather_up{location=\"Oslo\"}"] != 1, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            metrics = try exporter.metrics()
-        }
+        XCTAssertNil(try exporter.metrics()["weather_up{location=\"New York\"}"], "a removed place vanishes at once")
+        var metrics = try exporter.metrics { $0["weather_up{location=\"Oslo\"}"] == 1 }
         XCTAssertClose(metrics["weather_up{location=\"Oslo\"}"], 1, "an added place appears after its first refresh")
 
         try "locations: []".write(to: exporter.configFile, atomically: true, encoding: .utf8)
@@ -261,11 +251,7 @@ final class EndToEndTests: FakeWeatherTestCase {
         // SIGHUP reloads as POST does.
         try config(units: "  time: 24h").write(to: exporter.configFile, atomically: true, encoding: .utf8)
         kill(exporter.process.processIdentifier, SIGHUP)
-        let hangupDeadline = Date().addingTimeInterval(10)
-        while metrics["cloudy_exporter_config_last_reload_successful"] != 1, Date() < hangupDeadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            metrics = try exporter.metrics()
-        }
+        metrics = try exporter.metrics { $0["cloudy_exporter_config_last_reload_successful"] == 1 }
         XCTAssertClose(metrics["cloudy_exporter_config_last_reload_successful"], 1)
         XCTAssertNil(metrics["weather_up{location=\"Oslo\"}"], "the place SIGHUP's config dropped")
     }

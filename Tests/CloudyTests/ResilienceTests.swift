@@ -42,20 +42,6 @@ final class ResilienceTests: FakeWeatherTestCase {
         return text
     }
 
-    /// Polls `/metrics` until `condition` holds, recording the slowest scrape.
-    static func waitForMetrics(_ exporter: ExporterProcess, timeout: Double = 10, slowest: inout Double,
-                        _ condition: ([String: Double]) -> Bool) throws -> [String: Double] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let started = Date()
-            let metrics = try exporter.metrics()
-            slowest = max(slowest, Date().timeIntervalSince(started))
-            if condition(metrics) { return metrics }
-            guard Date() < deadline else { throw Failure("condition not met within \(timeout)s; log:\n\(exporter.log.suffix(3000))") }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-    }
-
     static func up(_ metrics: [String: Double], _ place: String) -> Double? { metrics["weather_up{location=\"\(place)\"}"] }
 
     /// Each fault once (count 1): the affected places go down and keep their last good values,
@@ -96,7 +82,7 @@ final class ResilienceTests: FakeWeatherTestCase {
                     var laneSlowest = 0.0
                     for fault in faults.enumerated().filter({ $0.offset % lanes == lane }).map(\.element) {
                         try fake.control("fault", String(fault.json.dropLast()) + ",\"count\":1}")
-                        let during = try Self.waitForMetrics(exporter, slowest: &laneSlowest) { metrics in
+                        let during = try exporter.metrics(slowest: &laneSlowest) { metrics in
                             fault.down.allSatisfy { Self.up(metrics, $0) == 0 }
                         }
                         for place in everyPlace where Self.up(during, place) != (fault.down.contains(place) ? 0 : 1) {
@@ -105,7 +91,7 @@ final class ResilienceTests: FakeWeatherTestCase {
                         if during["weather_temperature_celsius{location=\"Berlin\"}"] != 24.5 {
                             problems.append("\(fault.json): the last good value was not kept")
                         }
-                        _ = try Self.waitForMetrics(exporter, slowest: &laneSlowest) { metrics in
+                        _ = try exporter.metrics(slowest: &laneSlowest) { metrics in
                             everyPlace.allSatisfy { Self.up(metrics, $0) == 1 }
                         }
                     }
@@ -135,7 +121,7 @@ final class ResilienceTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: yaml)
         try exporter.waitFor("/healthz")
         var slowest = 0.0
-        let metrics = try Self.waitForMetrics(exporter, slowest: &slowest) { $0["weather_up{location=\"Berlin\"}"] == 0 }
+        let metrics = try exporter.metrics(slowest: &slowest) { $0["weather_up{location=\"Berlin\"}"] == 0 }
         XCTAssertGreaterThanOrEqual(metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0, 1)
         let ready = try exporter.get("/readyz")
         XCTAssertEqual(ready.status, 503)
@@ -165,7 +151,7 @@ final class ResilienceTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: config(provider: "  api_key_file: \(keyFile.path)"), extraArguments: ["--log.level", "debug"])
         try exporter.waitFor("/healthz")
         var slowest = 0.0
-        _ = try Self.waitForMetrics(exporter, slowest: &slowest) { Self.up($0, "Berlin") == 1 }
+        _ = try exporter.metrics(slowest: &slowest) { Self.up($0, "Berlin") == 1 }
         let query = try XCTUnwrap(try fake.requests().first?["query"] as? [String: String])
         XCTAssertEqual(query["apikey"], key, "the key does reach the provider")
         var everything = exporter.log
@@ -211,12 +197,7 @@ final class ResilienceTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: config(interval: "1s", timeout: "30s"))
         try exporter.waitFor("/readyz")
         try fake.control("fault", "{\"mode\":\"hang\"}")
-        // Wait until the next refresh is stuck upstream.
-        let deadline = Date().addingTimeInterval(10)
-        while try fake.requestsInFlight() == 0 {
-            guard Date() < deadline else { throw Failure("no refresh reached the hanging fake; log:\n\(exporter.log)") }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        try waitUntil("a refresh stuck at the hanging fake", log: { exporter.log }) { try fake.requestsInFlight() > 0 }
         let idle = try RawConnection(port: exporter.port)
         idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         let answers = NIOLockedAnswers()
@@ -251,11 +232,11 @@ final class ResilienceTests: FakeWeatherTestCase {
         try config(interval: "1h", places: [("Oslo", 59.91, 10.75)]).write(to: exporter.configFile, atomically: true, encoding: .utf8)
         kill(exporter.process.processIdentifier, SIGHUP)
         var slowest = 0.0
-        let reloaded = try Self.waitForMetrics(exporter, slowest: &slowest) { Self.up($0, "Oslo") == 1 }
+        let reloaded = try exporter.metrics(slowest: &slowest) { Self.up($0, "Oslo") == 1 }
         XCTAssertNil(Self.up(reloaded, "Berlin"))
         try "refresh: {interval: soon}\n".write(to: exporter.configFile, atomically: true, encoding: .utf8)
         kill(exporter.process.processIdentifier, SIGHUP)
-        let refused = try Self.waitForMetrics(exporter, slowest: &slowest) { $0["cloudy_exporter_config_last_reload_successful"] == 0 }
+        let refused = try exporter.metrics(slowest: &slowest) { $0["cloudy_exporter_config_last_reload_successful"] == 0 }
         XCTAssertEqual(Self.up(refused, "Oslo"), 1)
         XCTAssertTrue(exporter.log.contains("config reload refused"), exporter.log)
         XCTAssertTrue(exporter.log.contains("refresh.interval: \\\"soon\\\" is not a duration"), exporter.log)
