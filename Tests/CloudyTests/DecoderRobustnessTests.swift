@@ -32,7 +32,7 @@ final class DecoderRobustnessTests: XCTestCase {
         }
         // A snapshot that decoded must also render (rendering every one would only slow the test).
         guard render else { return }
-        var page = MetricsPage()
+        var page = MetricFamilies()
         for (place, outcome) in zip(places, outcomes) {
             let status = PlaceStatus(place: place, snapshot: try? outcome.get(), lastSuccess: 1, lastAttempt: 1)
             MetricsViewModel(status: status, units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),

@@ -4,7 +4,7 @@ import XCTest
 
 final class ExpositionTests: XCTestCase {
     func testLabelValuesAndHelpAreEscaped() {
-        var page = MetricsPage()
+        var page = MetricFamilies()
         page.add(MetricDescriptor("x", .gauge, "back\\slash and\nnewline"), labels: [("location", "a\"b\\c\nd")], value: 1)
         var writer = ExpositionWriter()
         for family in page.sorted() { writer.write(family, format: .prometheus) }
@@ -17,7 +17,7 @@ final class ExpositionTests: XCTestCase {
     }
 
     func testCountersAreSpelledPerFormat() {
-        var page = MetricsPage()
+        var page = MetricFamilies()
         page.add(MetricDescriptor("requests", .counter, "Requests."), labels: [("code", "200")], value: 3, suffix: "_total")
         var prometheus = ExpositionWriter(), openMetrics = ExpositionWriter()
         for family in page.sorted() {
@@ -101,7 +101,7 @@ final class ExpositionTests: XCTestCase {
     /// The OpenMetrics body is slices of the Prometheus text with the differing header lines
     /// swapped in; put together it must be exactly what the writer spells for OpenMetrics.
     func testOpenMetricsPartsSpellTheSameTextAsTheWriter() throws {
-        var page = MetricsPage()
+        var page = MetricFamilies()
         let counter = MetricDescriptor("cloudy_exporter_upstream_requests", .counter, "Requests by \"code\".")
         let gauge = MetricDescriptor("weather_temperature_celsius", .gauge, "Air temperature.")
         page.add(gauge, labels: [("location", "A")], value: 1.5)

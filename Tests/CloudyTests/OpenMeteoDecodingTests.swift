@@ -86,7 +86,7 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertNil(snapshot.daily[6].temperatureMaxCelsius)
         XCTAssertEqual(snapshot.daily[6].temperatureMinCelsius, 17.2)
 
-        var page = MetricsPage()
+        var page = MetricFamilies()
         MetricsViewModel(status: PlaceStatus(place: berlin, snapshot: snapshot, lastSuccess: 100, lastAttempt: 100),
                          units: berlin.units, provider: .openMeteo, now: 100, staleAfter: 1800).addSamples(to: &page)
         XCTAssertNil(page.families.first { $0.descriptor.name == "weather_temperature_celsius" }, "null is no sample, never 0")

@@ -62,7 +62,7 @@ final class RefresherTests: XCTestCase {
     /// Starts a refresher on `config`; `jitter` pins the back-off's random part.
     func start(_ config: Config, jitter: Double = 0.5) {
         store = WeatherStore(config: config, telemetry: ExporterTelemetry(startedAt: clock.now()),
-                             telemetryPath: "/metrics", now: clock.now(), processMetrics: { MetricsPage() })
+                             telemetryPath: "/metrics", now: clock.now(), processMetrics: { MetricFamilies() })
         var logger = Logger(label: "refresher-tests")
         logger.logLevel = .critical
         refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: "cloudy-tests"), storagePath: storage.path,

@@ -1,5 +1,5 @@
-/// Everything `cloudy.yml` says, validated. Built by `ConfigLoader`; see the README's
-/// configuration reference for each key.
+/// Everything `cloudy.yml` says, validated. Built by `ConfigLoader`; each key is described in
+/// docs/configuration.md.
 public struct Config: Sendable, Equatable {
     public var provider: ProviderSettings
     public var geocodingURL: String

@@ -13,12 +13,12 @@ public final class WeatherStore: Sendable {
 
     public let telemetry: ExporterTelemetry
     public let telemetryPath: String
-    private let processMetrics: @Sendable () -> MetricsPage
+    private let processMetrics: @Sendable () -> MetricFamilies
     private let state: NIOLockedValueBox<State>
 
     /// `processMetrics` reads the live `process_*` families at scrape time: /proc by default.
     public init(config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
-                processMetrics: @escaping @Sendable () -> MetricsPage = ProcessMetrics.page) {
+                processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page) {
         self.telemetry = telemetry
         self.telemetryPath = telemetryPath
         self.processMetrics = processMetrics

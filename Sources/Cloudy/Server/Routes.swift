@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 
-/// What each path answers. The table the README's endpoint list describes.
+/// What each path answers: the table docs/endpoints.md describes.
 public struct Routes: Sendable {
     public enum Endpoint: Sendable, Equatable {
         /// Answered at once from what the store rendered last (`reply(to:head:)`).

@@ -52,7 +52,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     public static let reloadOK = MetricDescriptor("cloudy_exporter_config_last_reload_successful", .gauge, "1 when the last config reload succeeded, else 0.")
     public static let reloadTime = MetricDescriptor("cloudy_exporter_config_last_reload_success_timestamp_seconds", .gauge, "Unix time of the last successful config load.")
 
-    public func addSamples(to page: inout MetricsPage, refreshInterval: Double) {
+    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double) {
         let state = state.withLockedValue { $0 }
         page.add(Self.buildInfo, labels: [
             ("version", BuildInfo.version), ("revision", BuildInfo.revision), ("swift_version", BuildInfo.swiftVersion),

@@ -21,8 +21,8 @@ public enum ProcessMetrics {
     public static let maxFDs = MetricDescriptor("process_max_fds", .gauge, "Maximum number of open file descriptors.")
     public static let start = MetricDescriptor("process_start_time_seconds", .gauge, "Start time of the process since unix epoch in seconds.")
 
-    public static func page() -> MetricsPage {
-        var page = MetricsPage()
+    public static func page() -> MetricFamilies {
+        var page = MetricFamilies()
         if let stat = readStat() {
             page.add(cpu, value: (stat.utime + stat.stime) / clockTicks, suffix: "_total")
             page.add(virtual, value: stat.vsize)

@@ -17,7 +17,7 @@ public struct MetricsViewModel {
         self.staleAfter = staleAfter
     }
 
-    public func addSamples(to page: inout MetricsPage) {
+    public func addSamples(to page: inout MetricFamilies) {
         let place = status.place
         let location = [("location", place.name)]
         page.add(WeatherFamilies.up, labels: location, value: status.isUp ? 1 : 0)
@@ -50,7 +50,7 @@ public struct MetricsViewModel {
     /// One sample per family of a section (a family per unit for temperatures and wind speeds),
     /// none where the provider sent no value.
     private func add<Section>(_ families: [WeatherFamily<Section>], of section: Section, labels: [(String, String)],
-                              to page: inout MetricsPage) {
+                              to page: inout MetricFamilies) {
         for family in families {
             let value = family.value(section)
             switch family.measure {

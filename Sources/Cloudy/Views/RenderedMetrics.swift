@@ -19,7 +19,7 @@ public struct RenderedMetrics: Sendable {
 
     /// `processMetrics` reads the live `process_*` families; a scrape calls it at most once a
     /// second (`TailCache.maxAge`).
-    public init(page: MetricsPage, processMetrics: @escaping @Sendable () -> MetricsPage = ProcessMetrics.page) {
+    public init(page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page) {
         tails = TailCache(processMetrics: processMetrics)
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
@@ -101,9 +101,9 @@ final class TailCache: Sendable {
 
     /// Indexed by format (prometheus 0, openMetrics 1) × 2 + gzip.
     private let entries = NIOLockedValueBox<[Entry?]>(Array(repeating: nil, count: 4))
-    private let processMetrics: @Sendable () -> MetricsPage
+    private let processMetrics: @Sendable () -> MetricFamilies
 
-    init(processMetrics: @escaping @Sendable () -> MetricsPage) {
+    init(processMetrics: @escaping @Sendable () -> MetricFamilies) {
         self.processMetrics = processMetrics
     }
 

@@ -15,8 +15,8 @@ public struct RenderedPages: Sendable {
 
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
     public init(config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
-                processMetrics: @escaping @Sendable () -> MetricsPage) {
-        var page = MetricsPage()
+                processMetrics: @escaping @Sendable () -> MetricFamilies) {
+        var page = MetricFamilies()
         for status in statuses {
             MetricsViewModel(status: status, units: status.place.units, provider: config.provider.name,
                              now: now, staleAfter: config.refresh.staleAfter).addSamples(to: &page)

@@ -1,7 +1,7 @@
 /// What a view model hands the exposition views: metric families with their samples, before
 /// any text is written. Families come out sorted by name (as the Go client does), samples in
 /// the order they were added (places in config order, then days or hours ahead).
-public struct MetricsPage: Sendable {
+public struct MetricFamilies: Sendable {
     public private(set) var families: [MetricFamily] = []
     private var index: [String: Int] = [:]
 
