@@ -49,18 +49,26 @@ struct CloudyExporter: AsyncParsableCommand {
     @Option(name: .customLong("storage.path"), help: "Directory for small state that must survive a restart.")
     var storagePath = "./data"
 
-    @Option(name: .customLong("shard"), help: "INDEX/COUNT: own only the places whose stable name hash falls in this shard.")
+    @Option(
+        name: .customLong("shard"), help: "INDEX/COUNT: own only the places whose stable name hash falls in this shard."
+    )
     var shard: String?
 
     @Flag(name: .customLong("version"), help: "Print version, revision and Swift version.")
     var version = false
 
     func validate() throws {
-        guard telemetryPath.hasPrefix("/"), !["/", "/healthz", "/readyz", "/-/healthy", "/-/ready", "/-/reload"].contains(telemetryPath) else {
+        guard telemetryPath.hasPrefix("/"),
+            !["/", "/healthz", "/readyz", "/-/healthy", "/-/ready", "/-/reload"].contains(telemetryPath)
+        else {
             throw ValidationError("--web.telemetry-path must start with / and not be one of Cloudy's other endpoints")
         }
-        guard Self.level(logLevel) != nil else { throw ValidationError("--log.level must be debug, info, warn or error") }
-        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log.format must be logfmt or json") }
+        guard Self.level(logLevel) != nil else {
+            throw ValidationError("--log.level must be debug, info, warn or error")
+        }
+        guard LogFormat(rawValue: logFormat) != nil else {
+            throw ValidationError("--log.format must be logfmt or json")
+        }
         if let shard, Shard(shard) == nil {
             throw ValidationError("--shard \"\(shard)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
         }
@@ -87,7 +95,8 @@ struct CloudyExporter: AsyncParsableCommand {
         }
         let options = ExporterOptions(
             configFile: configFile,
-            listenAddresses: listenAddresses.isEmpty ? [ListenAddress(host: nil, port: 10150)] : listenAddresses.compactMap(ListenAddress.init),
+            listenAddresses: listenAddresses.isEmpty
+                ? [ListenAddress(host: nil, port: 10150)] : listenAddresses.compactMap(ListenAddress.init),
             telemetryPath: telemetryPath,
             logLevel: Self.level(logLevel) ?? .info,
             logFormat: LogFormat(rawValue: logFormat) ?? .logfmt,
@@ -97,7 +106,9 @@ struct CloudyExporter: AsyncParsableCommand {
         if configCheck {
             do {
                 let config = try options.loadConfig()
-                print("\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                print(
+                    "\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))"
+                )
                 return
             } catch {
                 FileHandle.standardError.write(Data("\(error.description)\n".utf8))

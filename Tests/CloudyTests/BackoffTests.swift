@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Cloudy
 
 final class BackoffTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 final class ConfigLoaderTests: XCTestCase {
@@ -13,16 +14,19 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.provider.userAgent, "cloudy-test/1.0 ops@example.org")
         XCTAssertEqual(config.geocodingURL, "http://127.0.0.1:8081")
         XCTAssertEqual(config.refresh, RefreshSettings(interval: 90, timeout: 2, staleAfter: 3600))
-        XCTAssertEqual(config.units, UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour], time: .h12))
+        XCTAssertEqual(
+            config.units,
+            UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour], time: .h12))
         XCTAssertEqual(config.forecast, ForecastSettings(days: 3, hours: 12))
         XCTAssertEqual(config.shard, .all)
         XCTAssertEqual(config.places.map(\.name), ["Brussels", "Springfield"])
         XCTAssertEqual(config.places[0].units, config.units, "a place without override gets the global units")
         XCTAssertEqual(config.places[1].latitude, 39.80172)
         XCTAssertEqual(config.places[1].timezone, "America/Chicago")
-        XCTAssertEqual(config.places[1].units,
-                       UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour, .knots], time: .h12),
-                       "an override replaces only the units it names")
+        XCTAssertEqual(
+            config.places[1].units,
+            UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour, .knots], time: .h12),
+            "an override replaces only the units it names")
     }
 
     /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// The slow-client defence, on an `EmbeddedChannel` whose clock the test moves.

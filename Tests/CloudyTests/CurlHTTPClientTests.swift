@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// The real libcurl client against a real server on 127.0.0.1.
@@ -14,8 +15,10 @@ final class CurlHTTPClientTests: XCTestCase {
             let path = head.uri
             switch path {
             case "/echo":
-                let seen = "ua=\(head.headers.first(name: "user-agent") ?? "") accept=\(head.headers.first(name: "accept") ?? "")"
-                return .respond(status: .ok, headers: [("X-Answer", "yes"), ("Retry-After", "7")], body: Array(seen.utf8))
+                let seen =
+                    "ua=\(head.headers.first(name: "user-agent") ?? "") accept=\(head.headers.first(name: "accept") ?? "")"
+                return .respond(
+                    status: .ok, headers: [("X-Answer", "yes"), ("Retry-After", "7")], body: Array(seen.utf8))
             case "/big":
                 return .respond(status: .ok, headers: [], body: [UInt8](repeating: 0x20, count: 200 * 1024))
             case "/cut":
@@ -26,7 +29,9 @@ final class CurlHTTPClientTests: XCTestCase {
                 return .respond(status: .found, headers: [("Location", "file:///etc/passwd")], body: [])
             case "/gzip":
                 let gzip = GzipBody(compressing: Array("compressed hello".utf8))
-                return .respond(status: .ok, headers: [("Content-Encoding", "gzip")], body: Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: []))
+                return .respond(
+                    status: .ok, headers: [("Content-Encoding", "gzip")],
+                    body: Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: []))
             case "/status":
                 return .respond(status: .serviceUnavailable, headers: [], body: Array("<html>busy</html>".utf8))
             default:
@@ -44,7 +49,8 @@ final class CurlHTTPClientTests: XCTestCase {
     }
 
     func fetch(_ path: String, timeout: Double = 5) -> Result<HTTPResponse, HTTPClientError> {
-        client.fetch(HTTPRequest(url: server.baseURL + path, headers: [("Accept", "application/json")], timeout: timeout))
+        client.fetch(
+            HTTPRequest(url: server.baseURL + path, headers: [("Accept", "application/json")], timeout: timeout))
     }
 
     func testSendsUserAgentAndHeadersAndReadsTheAnswer() throws {
@@ -96,8 +102,9 @@ final class CurlHTTPClientTests: XCTestCase {
         XCTAssertEqual(try fetch("/echo").get().status, 200, "a closed connection is replaced")
         XCTAssertEqual(server.connections, 2)
         XCTAssertEqual(failureKind(fetch("/hang", timeout: 0.3)), .timeout)
-        XCTAssertEqual(String(decoding: try fetch("/echo").get().body, as: UTF8.self),
-                       "ua=cloudy-test/1.0 accept=application/json", "a reused handle starts from clean options")
+        XCTAssertEqual(
+            String(decoding: try fetch("/echo").get().body, as: UTF8.self),
+            "ua=cloudy-test/1.0 accept=application/json", "a reused handle starts from clean options")
     }
 
     func testConcurrentExchangesEachGetAHandle() {
@@ -130,7 +137,7 @@ final class CurlHTTPClientTests: XCTestCase {
     }
 
     func failureKind(_ result: Result<HTTPResponse, HTTPClientError>) -> HTTPClientError.Kind? {
-        if case let .failure(error) = result { return error.kind }
+        if case .failure(let error) = result { return error.kind }
         return nil
     }
 }

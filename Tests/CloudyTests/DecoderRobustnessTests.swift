@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// Thousands of damaged answers (bit flips, cuts, splices, deep nesting, absurd numbers) fed to
@@ -26,7 +27,7 @@ final class DecoderRobustnessTests: XCTestCase {
     func check(_ body: [UInt8], places: [Place], render: Bool = true) {
         let outcomes = OpenMeteoProvider.decode(body, places: places, forecast: ForecastSettings())
         XCTAssertEqual(outcomes.count, places.count)
-        for case let .success(snapshot) in outcomes {
+        for case .success(let snapshot) in outcomes {
             XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
             XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
         }
@@ -35,8 +36,11 @@ final class DecoderRobustnessTests: XCTestCase {
         var page = MetricFamilies()
         for (place, outcome) in zip(places, outcomes) {
             let status = PlaceStatus(place: place, snapshot: try? outcome.get(), lastSuccess: 1, lastAttempt: 1)
-            MetricsViewModel(status: status, units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),
-                             provider: .openMeteo, now: 1, staleAfter: 10).addSamples(to: &page)
+            MetricsViewModel(
+                status: status,
+                units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),
+                provider: .openMeteo, now: 1, staleAfter: 10
+            ).addSamples(to: &page)
         }
         _ = RenderedMetrics(page: page)
     }
@@ -102,22 +106,29 @@ final class DecoderRobustnessTests: XCTestCase {
         for (index, body) in mutations(of: current, rounds: 1000, seed: 7).enumerated() {
             _ = OpenWeatherMapProvider.decode(current: body, forecast: forecast, place: places[0], settings: settings)
             let damagedForecast = mutations(of: forecast, rounds: 1, seed: UInt64(index))[0]
-            if case let .success(snapshot) = OpenWeatherMapProvider.decode(current: current, forecast: damagedForecast, place: places[0], settings: settings) {
+            if case .success(let snapshot) = OpenWeatherMapProvider.decode(
+                current: current, forecast: damagedForecast, place: places[0], settings: settings)
+            {
                 XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
             }
         }
         for absurd in ["1e308", "-1e308", "99999999999999999999"] {
             let text = String(decoding: forecast, as: UTF8.self).replacingOccurrences(of: "1781535600", with: absurd)
-            _ = OpenWeatherMapProvider.decode(current: current, forecast: Array(text.utf8), place: places[0], settings: settings)
-            let now = String(decoding: current, as: UTF8.self).replacingOccurrences(of: "\"timezone\":7200", with: "\"timezone\":\(absurd)")
-            _ = OpenWeatherMapProvider.decode(current: Array(now.utf8), forecast: forecast, place: places[0], settings: settings)
+            _ = OpenWeatherMapProvider.decode(
+                current: current, forecast: Array(text.utf8), place: places[0], settings: settings)
+            let now = String(decoding: current, as: UTF8.self).replacingOccurrences(
+                of: "\"timezone\":7200", with: "\"timezone\":\(absurd)")
+            _ = OpenWeatherMapProvider.decode(
+                current: Array(now.utf8), forecast: forecast, place: places[0], settings: settings)
         }
     }
 
     func testMutatedMETNorwayAnswersNeverCrash() throws {
         let source = try TestPaths.fixtureBytes("met-no-compact.json")
         for body in mutations(of: source, rounds: 1500, seed: 11) {
-            if case let .success(snapshot) = METNorwayProvider.decode(body, place: places[0], settings: ForecastSettings(), offset: { _ in 3600 }) {
+            if case .success(let snapshot) = METNorwayProvider.decode(
+                body, place: places[0], settings: ForecastSettings(), offset: { _ in 3600 })
+            {
                 XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
             }
         }
@@ -130,9 +141,14 @@ final class DecoderRobustnessTests: XCTestCase {
 
     func testDeepNestingIsAnErrorNotAStackOverflow() {
         for depth in [1000, 100_000] {
-            check(Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8), places: places)
-            check(Array((String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)).utf8), places: [places[0]])
-            let nestedCurrent = "{\"current\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+            check(
+                Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8),
+                places: places)
+            check(
+                Array((String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)).utf8),
+                places: [places[0]])
+            let nestedCurrent =
+                "{\"current\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
             check(Array(nestedCurrent.utf8), places: [places[0]])
         }
     }

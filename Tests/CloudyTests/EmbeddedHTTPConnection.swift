@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import XCTest
+
 @testable import Cloudy
 
 /// One client connection to the server, in-process: an `EmbeddedChannel` with the pipeline

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// The fake Open-Meteo (`Tests/Fakes/fake_weather.py`) as a child process on 127.0.0.1.
@@ -25,7 +26,8 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let portText = text.split(separator: ":").last?.split(separator: "\n").first, let port = Int(portText) else {
+        guard let portText = text.split(separator: ":").last?.split(separator: "\n").first, let port = Int(portText)
+        else {
             process.terminate()
             throw XCTSkip("fake weather API did not start: \(text)")
         }
@@ -43,10 +45,15 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
 
     @discardableResult
     func control(_ path: String, _ json: String = "{}") throws -> String {
-        let response = try client.fetch(HTTPRequest(url: baseURL + "/-/" + path, headers: [("Content-Type", "application/json")],
-                                                     timeout: 5, body: Array(json.utf8))).get()
+        let response = try client.fetch(
+            HTTPRequest(
+                url: baseURL + "/-/" + path, headers: [("Content-Type", "application/json")],
+                timeout: 5, body: Array(json.utf8))
+        ).get()
         guard response.status == 200 else {
-            throw NSError(domain: "fake", code: response.status, userInfo: [NSLocalizedDescriptionKey: String(decoding: response.body, as: UTF8.self)])
+            throw NSError(
+                domain: "fake", code: response.status,
+                userInfo: [NSLocalizedDescriptionKey: String(decoding: response.body, as: UTF8.self)])
         }
         return String(decoding: response.body, as: UTF8.self)
     }
@@ -106,8 +113,11 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
             throw XCTSkip("no binary")
         }
         process.executableURL = binary
-        let storage = extraArguments.contains("--storage.path") ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
-        process.arguments = ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)"] + storage + extraArguments
+        let storage =
+            extraArguments.contains("--storage.path")
+            ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
+        process.arguments =
+            ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)"] + storage + extraArguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -137,19 +147,23 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
 
     /// Waits until `path` answers `status` (the server is up, or ready).
     func waitFor(_ path: String, status: Int = 200, timeout: Double = 20) throws {
-        try waitUntil("\(path) answers \(status)", timeout: timeout, log: { self.log }) {
+        try waitUntil("\(path) answers \(status)", timeout: timeout, log: self.log) {
             guard process.isRunning else { throw Failure("exporter exited with \(process.terminationStatus):\n\(log)") }
-            guard case let .success(response) = client.fetch(HTTPRequest(url: baseURL + path, timeout: 1)) else { return false }
+            guard case .success(let response) = client.fetch(HTTPRequest(url: baseURL + path, timeout: 1)) else {
+                return false
+            }
             return response.status == status
         }
     }
 
     /// `/metrics` once `condition` holds of it, polled for at most `timeout` seconds; `slowest`
     /// keeps the longest a scrape took meanwhile.
-    func metrics(timeout: Double = 10, slowest: inout Double,
-                 when condition: ([String: Double]) -> Bool) throws -> [String: Double] {
+    func metrics(
+        timeout: Double = 10, slowest: inout Double,
+        when condition: ([String: Double]) -> Bool
+    ) throws -> [String: Double] {
         var latest: [String: Double] = [:]
-        try waitUntil("the metrics condition holds", timeout: timeout, log: { self.log }) {
+        try waitUntil("the metrics condition holds", timeout: timeout, log: self.log) {
             let started = Date()
             latest = try metrics()
             slowest = max(slowest, Date().timeIntervalSince(started))
@@ -184,7 +198,9 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw Failure("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -193,7 +209,9 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
 
 /// Polls `condition` every 50 ms until it holds; after `timeout` seconds fails, saying `what`
 /// was awaited and the tail of `log`. The only way tests wait on a real process.
-func waitUntil(_ what: String, timeout: Double = 10, log: () -> String = { "" }, _ condition: () throws -> Bool) throws {
+func waitUntil(
+    _ what: String, timeout: Double = 10, log: @autoclosure () -> String = "", _ condition: () throws -> Bool
+) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while try !condition() {
         guard Date() < deadline else { throw Failure("waited \(timeout)s for: \(what); log:\n\(log().suffix(3000))") }
@@ -211,7 +229,9 @@ enum Exposition {
     static func parse(_ text: String) -> [String: Double] {
         var out: [String: Double] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
+            }
             out[String(line[..<space])] = value
         }
         return out
@@ -219,7 +239,9 @@ enum Exposition {
 }
 
 /// Relative comparison at the harness's tolerance (1e-9).
-func XCTAssertClose(_ actual: Double?, _ expected: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+func assertClose(
+    _ actual: Double?, _ expected: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+) {
     guard let actual else {
         XCTFail("missing sample, expected \(expected) \(message)", file: file, line: line)
         return

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// The `/metrics` body for a fixed state, compared byte for byte with files in
@@ -10,7 +11,9 @@ final class ExpositionGoldenTests: XCTestCase {
     let goldenDirectory = TestPaths.fixtures.appendingPathComponent("golden")
 
     /// Three places decoded from the shared multi-place fixture plus one that never succeeded.
-    func fixedState(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> (Config, [PlaceStatus], ExporterTelemetry) {
+    func fixedState(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> (
+        Config, [PlaceStatus], ExporterTelemetry
+    ) {
         let places = [
             Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: units.0),
             Place(name: "London", latitude: 51.5085, longitude: -0.1257, timezone: "Europe/London", units: units.1),
@@ -18,11 +21,15 @@ final class ExpositionGoldenTests: XCTestCase {
             Place(name: "Nowhere \"quoted\" \\ back\nslash", latitude: 0, longitude: 0, units: units.0),
         ]
         let body = try TestPaths.fixtureBytes("open-meteo-forecast-multi.json")
-        let snapshots = try OpenMeteoProvider.decode(body, places: Array(places.prefix(3)), forecast: ForecastSettings())
-            .map { try $0.get() }
-        var statuses = zip(places, snapshots).map { PlaceStatus(place: $0, snapshot: $1, lastSuccess: Self.fetchedAt, lastAttempt: Self.fetchedAt) }
+        let snapshots = try OpenMeteoProvider.decode(
+            body, places: Array(places.prefix(3)), forecast: ForecastSettings()
+        )
+        .map { try $0.get() }
+        var statuses = zip(places, snapshots).map {
+            PlaceStatus(place: $0, snapshot: $1, lastSuccess: Self.fetchedAt, lastAttempt: Self.fetchedAt)
+        }
         statuses.append(PlaceStatus(place: places[3], lastAttempt: Self.fetchedAt, lastError: "open-meteo: HTTP 503"))
-        let telemetry = ExporterTelemetry(startedAt: 1781525000)
+        let telemetry = ExporterTelemetry(startedAt: 1_781_525_000)
         telemetry.recordUpstream(provider: .openMeteo, code: "200")
         telemetry.recordUpstream(provider: .openMeteo, code: "200")
         telemetry.recordUpstream(provider: .openMeteo, code: "timeout")
@@ -34,8 +41,10 @@ final class ExpositionGoldenTests: XCTestCase {
 
     func render(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> RenderedMetrics {
         let (config, statuses, telemetry) = try fixedState(units: units)
-        return RenderedPages(config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
-                             now: Self.fetchedAt + 60, processMetrics: ProcessMetrics.page).metrics
+        return RenderedPages(
+            config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
+            now: Self.fetchedAt + 60, processMetrics: ProcessMetrics.page
+        ).metrics
     }
 
     func compare(_ buffer: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -49,8 +58,12 @@ final class ExpositionGoldenTests: XCTestCase {
         if actual != golden {
             let goldenLines = golden.split(separator: "\n", omittingEmptySubsequences: false)
             let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
-            let first = Array(zip(goldenLines, actualLines)).firstIndex { $0 != $1 } ?? min(goldenLines.count, actualLines.count)
-            XCTFail("\(name) differs at line \(first + 1):\n golden: \(first < goldenLines.count ? goldenLines[first] : "<end>")\n actual: \(first < actualLines.count ? actualLines[first] : "<end>")\n(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)", file: file, line: line)
+            let first =
+                Array(zip(goldenLines, actualLines)).firstIndex { $0 != $1 }
+                ?? min(goldenLines.count, actualLines.count)
+            XCTFail(
+                "\(name) differs at line \(first + 1):\n golden: \(first < goldenLines.count ? goldenLines[first] : "<end>")\n actual: \(first < actualLines.count ? actualLines[first] : "<end>")\n(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)",
+                file: file, line: line)
         }
     }
 
@@ -88,11 +101,16 @@ final class ExpositionGoldenTests: XCTestCase {
         statuses[0].lastAttempt = Self.fetchedAt + 1801
         statuses[1].lastSuccess = Self.fetchedAt + 1801
         config.refresh.staleAfter = 1800
-        let text = String(buffer: RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
-                                                telemetryPath: "/metrics", now: Self.fetchedAt + 1801,
-                                                processMetrics: ProcessMetrics.page).metrics.prometheus)
+        let text = String(
+            buffer: RenderedPages(
+                config: config, statuses: statuses, telemetry: telemetry,
+                telemetryPath: "/metrics", now: Self.fetchedAt + 1801,
+                processMetrics: ProcessMetrics.page
+            ).metrics.prometheus)
         XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"Berlin\"}"))
-        XCTAssertTrue(text.contains("weather_temperature_celsius{location=\"London\"} "), "a place whose last success is fresh keeps its series")
+        XCTAssertTrue(
+            text.contains("weather_temperature_celsius{location=\"London\"} "),
+            "a place whose last success is fresh keeps its series")
         XCTAssertFalse(text.contains("weather_temperature_celsius{location=\"New York\"}"))
         XCTAssertTrue(text.contains("weather_up{location=\"Berlin\"} 0"))
         XCTAssertTrue(text.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} 1781525760"))

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// `city:` places against a scripted geocoding server on 127.0.0.1, through libcurl, with time
@@ -19,7 +20,8 @@ final class GeocoderTests: XCTestCase {
     override func setUpWithError() throws {
         let fixture = try TestPaths.fixtureBytes("open-meteo-geocoding.json")
         let empty = try TestPaths.fixtureBytes("open-meteo-geocoding-empty.json")
-        let answers = self.answers, failing = self.failing
+        let answers = self.answers
+        let failing = self.failing
         server = try ScriptedHTTPServer { head in
             answers.withLockedValue { $0.append(head.uri) }
             if let failure = failing.withLockedValue({ $0 }) {
@@ -37,8 +39,9 @@ final class GeocoderTests: XCTestCase {
     }
 
     func geocoder(jitter: Double = 0.5) -> Geocoder {
-        Geocoder(baseURL: server.baseURL, storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
-                 recorder: ExporterTelemetry(startedAt: 0), logger: log.logger, jitter: { jitter })
+        Geocoder(
+            baseURL: server.baseURL, storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
+            recorder: ExporterTelemetry(startedAt: 0), logger: log.logger, jitter: { jitter })
     }
 
     var lookUps: Int { answers.withLockedValue { $0.count } }
@@ -60,8 +63,9 @@ final class GeocoderTests: XCTestCase {
         XCTAssertEqual(located.longitude, -89.64371)
         XCTAssertEqual(located.timezone, "America/Chicago")
         let request = try XCTUnwrap(answers.withLockedValue { $0.first })
-        XCTAssertTrue(request.hasPrefix(
-            "/v1/search?name=Springfield%2C%20Illinois&count=10&language=en&format=json&countryCode=US"), request)
+        XCTAssertTrue(
+            request.hasPrefix(
+                "/v1/search?name=Springfield%2C%20Illinois&count=10&language=en&format=json&countryCode=US"), request)
         XCTAssertTrue(FileManager.default.fileExists(atPath: storage.appendingPathComponent("places.json").path))
         let resolved = try XCTUnwrap(log.entries(containing: "city resolved").first)
         XCTAssertEqual(resolved.metadata["chosen"], "Springfield, Illinois, United States")
@@ -91,8 +95,10 @@ final class GeocoderTests: XCTestCase {
 
     /// Moves the clock on and checks that `place` waits `seconds` from now: no look-up a second
     /// before, one at `seconds`. Returns that look-up's outcome.
-    func lookUpAfterWaiting(_ seconds: Double, _ geocoder: Geocoder, _ place: Place,
-                            file: StaticString = #filePath, line: UInt = #line) -> Result<Place, WeatherFetchError> {
+    func lookUpAfterWaiting(
+        _ seconds: Double, _ geocoder: Geocoder, _ place: Place,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Result<Place, WeatherFetchError> {
         let asked = lookUps
         clock.advance(by: seconds - 1)
         XCTAssertThrowsError(try locate(geocoder, place).get(), file: file, line: line) { error in

@@ -1,5 +1,6 @@
 import NIOCore
 import XCTest
+
 @testable import Cloudy
 
 /// How the server treats a request whatever its path, through the real pipeline on an
@@ -40,8 +41,10 @@ final class HTTPRequestHandlerTests: XCTestCase {
 
     func testAWrongMethodIs405WithAllow() throws {
         let server = try connection()
-        for (method, path) in [("POST", "/metrics"), ("PUT", "/healthz"), ("DELETE", "/-/healthy"), ("POST", "/readyz"),
-                               ("PATCH", "/-/ready"), ("POST", "/")] {
+        for (method, path) in [
+            ("POST", "/metrics"), ("PUT", "/healthz"), ("DELETE", "/-/healthy"), ("POST", "/readyz"),
+            ("PATCH", "/-/ready"), ("POST", "/"),
+        ] {
             let answer = try server.request(method, path)
             XCTAssertEqual(answer.status, 405, "\(method) \(path)")
             XCTAssertEqual(answer.header("Allow"), "GET, HEAD", "\(method) \(path)")
@@ -59,8 +62,10 @@ final class HTTPRequestHandlerTests: XCTestCase {
 
     func testAnUnknownPathIs404WhateverTheMethod() throws {
         let server = try connection()
-        for (method, path) in [("GET", "/nope"), ("GET", "/metrics/"), ("GET", "/healthz/x"), ("POST", "/nope"),
-                               ("GET", "/-/reload/"), ("HEAD", "/favicon.ico")] {
+        for (method, path) in [
+            ("GET", "/nope"), ("GET", "/metrics/"), ("GET", "/healthz/x"), ("POST", "/nope"),
+            ("GET", "/-/reload/"), ("HEAD", "/favicon.ico"),
+        ] {
             let answer = try server.request(method, path)
             XCTAssertEqual(answer.status, 404, "\(method) \(path)")
             XCTAssertEqual(answer.header("Content-Type"), "text/plain; charset=utf-8")
@@ -139,8 +144,10 @@ final class HTTPRequestHandlerTests: XCTestCase {
 
     func testPipelinedRequestsAreAnsweredInOrder() throws {
         let server = try connection()
-        try server.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
-            + "HEAD /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        try server.send(
+            "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "HEAD /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         let answers = try (0..<4).map { _ in try XCTUnwrap(try server.readResponse()) }
         XCTAssertEqual(answers.map(\.status), [200, 404, 200, 200])
         XCTAssertEqual(answers[0].text, "OK\n")
@@ -161,8 +168,10 @@ final class HTTPRequestHandlerTests: XCTestCase {
 
     func testHugeHeadersOrAHugeRequestLineAre400AndCloseTheConnection() throws {
         let big = String(repeating: "a", count: 200_000)
-        for request in ["GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n",
-                        "GET /\(big) HTTP/1.1\r\nHost: x\r\n\r\n"] {
+        for request in [
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n",
+            "GET /\(big) HTTP/1.1\r\nHost: x\r\n\r\n",
+        ] {
             let server = try connection()
             try server.send(request)
             let answer = try XCTUnwrap(try server.readResponse())

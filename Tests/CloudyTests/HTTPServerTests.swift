@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import XCTest
+
 @testable import Cloudy
 
 /// The server's bootstrap in-process, on a real socket on 127.0.0.1 through the real libcurl

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// MET Norway's terms, in process and without waiting: through the real libcurl client to a
@@ -22,7 +23,8 @@ final class METNorwayCacheTests: XCTestCase {
 
     override func setUpWithError() throws {
         fixture = try TestPaths.fixtureBytes("met-no-compact.json")
-        let asked = self.asked, reply = self.reply
+        let asked = self.asked
+        let reply = self.reply
         server = try ScriptedHTTPServer { head in
             asked.withLockedValue { $0.append(head) }
             let (status, headers, body) = reply.withLockedValue { $0 }
@@ -35,9 +37,10 @@ final class METNorwayCacheTests: XCTestCase {
     }
 
     func provider() -> METNorwayProvider {
-        METNorwayProvider(baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-                          client: CurlHTTPClient(userAgent: "cloudy-tests/1.0 ops@example.org"), recorder: telemetry,
-                          logger: log.logger, clock: clock)
+        METNorwayProvider(
+            baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
+            client: CurlHTTPClient(userAgent: "cloudy-tests/1.0 ops@example.org"), recorder: telemetry,
+            logger: log.logger, clock: clock)
     }
 
     /// The server's next answer; `expiresIn` seconds from the clock's now become `Expires`.
@@ -101,10 +104,12 @@ final class METNorwayCacheTests: XCTestCase {
         for latitude in [52.52, 52.53] {
             XCTAssertNoThrow(try provider.fetch(Place(name: "Berlin", latitude: latitude, longitude: 13.41)).get())
         }
-        XCTAssertEqual(asked.withLockedValue { $0.map(\.uri) }, [
-            "/weatherapi/locationforecast/2.0/compact?lat=52.52&lon=13.41",
-            "/weatherapi/locationforecast/2.0/compact?lat=52.53&lon=13.41",
-        ], "another URL is another answer")
+        XCTAssertEqual(
+            asked.withLockedValue { $0.map(\.uri) },
+            [
+                "/weatherapi/locationforecast/2.0/compact?lat=52.52&lon=13.41",
+                "/weatherapi/locationforecast/2.0/compact?lat=52.53&lon=13.41",
+            ], "another URL is another answer")
         XCTAssertNil(lastIfModifiedSince, "the old place's Last-Modified says nothing of the new one")
     }
 
@@ -127,9 +132,10 @@ final class METNorwayCacheTests: XCTestCase {
         let deprecations = log.entries(containing: "answers 203")
         XCTAssertEqual(deprecations.count, 1, "\(log.all.map(\.message))")
         XCTAssertEqual(deprecations.first?.level, .warning)
-        XCTAssertEqual(deprecations.first?.message,
-                       "met-norway answers 203: this product version is deprecated or beta; "
-                           + "check api.met.no for its successor")
+        XCTAssertEqual(
+            deprecations.first?.message,
+            "met-norway answers 203: this product version is deprecated or beta; "
+                + "check api.met.no for its successor")
         let solarOffsets = log.entries(containing: "solar offset")
         XCTAssertEqual(solarOffsets.count, 1)
         XCTAssertEqual(solarOffsets.first?.metadata["utc_offset_hours"], "1")
@@ -141,14 +147,15 @@ final class METNorwayCacheTests: XCTestCase {
             $0 = (.forbidden, [("Retry-After", HTTPDate.format(Date(timeIntervalSince1970: clock.now() + 120)))], [])
         }
         let provider = provider()
-        guard case let .failure(forbidden) = provider.fetch(berlin) else { return XCTFail("a 403 is a failure") }
-        XCTAssertEqual(forbidden.message,
-                       "met-norway: HTTP 403 (MET refuses this User-Agent or has blocked this client)")
+        guard case .failure(let forbidden) = provider.fetch(berlin) else { return XCTFail("a 403 is a failure") }
+        XCTAssertEqual(
+            forbidden.message,
+            "met-norway: HTTP 403 (MET refuses this User-Agent or has blocked this client)")
         XCTAssertTrue(forbidden.isRateLimit, "no more requests to MET in this refresh")
         XCTAssertEqual(forbidden.retryAfter, 120, "the HTTP date is read against the clock's now")
 
         reply.withLockedValue { $0 = (.serviceUnavailable, [("Retry-After", "30")], []) }
-        guard case let .failure(unavailable) = provider.fetch(berlin) else { return XCTFail("a 503 is a failure") }
+        guard case .failure(let unavailable) = provider.fetch(berlin) else { return XCTFail("a 503 is a failure") }
         XCTAssertEqual(unavailable.message, "met-norway: HTTP 503")
         XCTAssertFalse(unavailable.isRateLimit)
         XCTAssertEqual(unavailable.retryAfter, 30)

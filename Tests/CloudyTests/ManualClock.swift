@@ -1,5 +1,6 @@
 import Dispatch
 import NIOConcurrencyHelpers
+
 @testable import Cloudy
 
 /// A clock a test moves by hand. `advance(by:)` runs every timer that falls due, in deadline
@@ -28,11 +29,14 @@ final class ManualClock: ExporterClock, @unchecked Sendable {
 
     func now() -> Double { state.withLockedValue { $0.now } }
 
-    func schedule(after delay: Double, leeway: Double, on queue: DispatchQueue,
-                  _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
+    func schedule(
+        after delay: Double, leeway: Double, on queue: DispatchQueue,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledTimer {
         let id = state.withLockedValue { state in
             state.nextID += 1
-            state.pending.append(Pending(id: state.nextID, deadline: state.now + max(0, delay), queue: queue, action: action))
+            state.pending.append(
+                Pending(id: state.nextID, deadline: state.now + max(0, delay), queue: queue, action: action))
             return state.nextID
         }
         return Timer(id: id, clock: self)
@@ -50,7 +54,10 @@ final class ManualClock: ExporterClock, @unchecked Sendable {
         let target = now() + seconds
         while true {
             let due: Pending? = state.withLockedValue { state in
-                guard let next = state.pending.filter({ $0.deadline <= target }).min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) })
+                guard
+                    let next = state.pending.filter({ $0.deadline <= target }).min(by: {
+                        ($0.deadline, $0.id) < ($1.deadline, $1.id)
+                    })
                 else { return nil }
                 state.pending.removeAll { $0.id == next.id }
                 state.now = max(state.now, next.deadline)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// docs/metrics.md stays true: every family on a golden page is documented there, every family
@@ -41,10 +42,12 @@ final class MetricCatalogueTests: XCTestCase {
         for family in ProcessMetrics.page().sorted() { live.write(family, format: .prometheus) }
         let appended = Self.typedFamilies(String(decoding: live.bytes, as: UTF8.self), openMetrics: false)
         XCTAssertFalse(appended.isEmpty, "the live tail has families")
-        XCTAssertEqual(documented.live.sorted(), appended.sorted(),
-                       "the live section of docs/metrics.md vs the live tail")
-        XCTAssertEqual(documented.live.intersection(golden).sorted(), [],
-                       "a live family is read per scrape and cannot be on a rendered golden page")
+        XCTAssertEqual(
+            documented.live.sorted(), appended.sorted(),
+            "the live section of docs/metrics.md vs the live tail")
+        XCTAssertEqual(
+            documented.live.intersection(golden).sorted(), [],
+            "a live family is read per scrape and cannot be on a rendered golden page")
     }
 
     /// A name written twice would let a deleted row go unnoticed.
@@ -69,8 +72,9 @@ final class MetricCatalogueTests: XCTestCase {
             | `process_open_fds` | gauge |
             """
         let documented = Self.documentedFamilies(doc)
-        XCTAssertEqual(documented.rendered,
-                       ["weather_temperature_celsius", "weather_temperature_fahrenheit", "weather_up"])
+        XCTAssertEqual(
+            documented.rendered,
+            ["weather_temperature_celsius", "weather_temperature_fahrenheit", "weather_up"])
         XCTAssertEqual(documented.live, ["process_open_fds"])
 
         let page = """
@@ -81,10 +85,12 @@ final class MetricCatalogueTests: XCTestCase {
             weather_up{location="Berlin"} 1
             # EOF
             """
-        XCTAssertEqual(Self.typedFamilies(page, openMetrics: true),
-                       ["cloudy_exporter_upstream_requests_total", "weather_up"])
-        XCTAssertEqual(Self.typedFamilies(page, openMetrics: false),
-                       ["cloudy_exporter_upstream_requests", "weather_up"])
+        XCTAssertEqual(
+            Self.typedFamilies(page, openMetrics: true),
+            ["cloudy_exporter_upstream_requests_total", "weather_up"])
+        XCTAssertEqual(
+            Self.typedFamilies(page, openMetrics: false),
+            ["cloudy_exporter_upstream_requests", "weather_up"])
     }
 
     // MARK: - Reading the catalogue
@@ -115,7 +121,8 @@ final class MetricCatalogueTests: XCTestCase {
     }
 
     static func documentedFamilies(_ markdown: String) -> (rendered: Set<String>, live: Set<String>) {
-        var rendered = Set<String>(), live = Set<String>()
+        var rendered = Set<String>()
+        var live = Set<String>()
         for row in catalogueRows(markdown) {
             for name in expand(row.name) {
                 if row.live { live.insert(name) } else { rendered.insert(name) }

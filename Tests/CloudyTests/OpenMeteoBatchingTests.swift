@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// Open-Meteo's batching through the real libcurl client against a server on 127.0.0.1:
@@ -16,7 +17,9 @@ final class OpenMeteoBatchingTests: XCTestCase {
     ]
 
     /// Answers each request by the first latitude in its query; records the latitudes asked for.
-    func serve(_ answer: @escaping @Sendable (String) -> ScriptedHTTPServer.Answer) throws -> (ScriptedHTTPServer, NIOLockedValueBox<[String]>) {
+    func serve(_ answer: @escaping @Sendable (String) -> ScriptedHTTPServer.Answer) throws -> (
+        ScriptedHTTPServer, NIOLockedValueBox<[String]>
+    ) {
         let asked = NIOLockedValueBox<[String]>([])
         let server = try ScriptedHTTPServer { head in
             let query = URLComponents(string: head.uri)?.queryItems ?? []
@@ -29,20 +32,24 @@ final class OpenMeteoBatchingTests: XCTestCase {
     }
 
     func provider(_ server: ScriptedHTTPServer, telemetry: ExporterTelemetry) -> OpenMeteoProvider {
-        OpenMeteoProvider(baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-                          client: CurlHTTPClient(userAgent: "cloudy-test/1.0"), recorder: telemetry, placesPerRequest: 1)
+        OpenMeteoProvider(
+            baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
+            client: CurlHTTPClient(userAgent: "cloudy-test/1.0"), recorder: telemetry, placesPerRequest: 1)
     }
 
     func testEachBatchKeepsItsOwnPlacesWhileDecodingOverlapsTheNextRequest() throws {
         let body = try TestPaths.fixtureBytes("open-meteo-forecast.json")
         let (server, asked) = try serve { latitude in
-            latitude == "51.5085" ? .respond(status: .internalServerError, headers: [], body: Array("{\"error\":true,\"reason\":\"boom\"}".utf8))
+            latitude == "51.5085"
+                ? .respond(
+                    status: .internalServerError, headers: [], body: Array("{\"error\":true,\"reason\":\"boom\"}".utf8))
                 : .respond(status: .ok, headers: [("Content-Type", "application/json")], body: body)
         }
         let telemetry = ExporterTelemetry(startedAt: 0)
         let outcomes = provider(server, telemetry: telemetry).fetch(places, logger: .init(label: "test"))
 
-        XCTAssertEqual(asked.withLockedValue { $0 }, ["52.52", "51.5085", "48.8534", "41.8919"], "one request per batch, in order")
+        XCTAssertEqual(
+            asked.withLockedValue { $0 }, ["52.52", "51.5085", "48.8534", "41.8919"], "one request per batch, in order")
         XCTAssertEqual(outcomes.count, 4)
         XCTAssertNotNil(try? outcomes[0].get())
         XCTAssertThrowsError(try outcomes[1].get()) { XCTAssertTrue("\($0)".contains("HTTP 500: boom"), "\($0)") }
@@ -55,19 +62,23 @@ final class OpenMeteoBatchingTests: XCTestCase {
     func testA429StopsTheRestOfTheRefresh() throws {
         let body = try TestPaths.fixtureBytes("open-meteo-forecast.json")
         let (server, asked) = try serve { latitude in
-            latitude == "51.5085" ? .respond(status: .tooManyRequests, headers: [("Retry-After", "30")], body: [])
+            latitude == "51.5085"
+                ? .respond(status: .tooManyRequests, headers: [("Retry-After", "30")], body: [])
                 : .respond(status: .ok, headers: [], body: body)
         }
-        let outcomes = provider(server, telemetry: ExporterTelemetry(startedAt: 0)).fetch(places, logger: .init(label: "test"))
+        let outcomes = provider(server, telemetry: ExporterTelemetry(startedAt: 0)).fetch(
+            places, logger: .init(label: "test"))
 
         XCTAssertEqual(asked.withLockedValue { $0 }, ["52.52", "51.5085"], "nothing asked after the 429")
         XCTAssertNotNil(try? outcomes[0].get())
         for index in 1...3 {
-            guard case let .failure(error) = outcomes[index] else { return XCTFail("place \(index) should have failed") }
+            guard case .failure(let error) = outcomes[index] else {
+                return XCTFail("place \(index) should have failed")
+            }
             XCTAssertTrue(error.isRateLimit)
             XCTAssertEqual(error.retryAfter, 30)
         }
-        guard case let .failure(skipped) = outcomes[3] else { return }
+        guard case .failure(let skipped) = outcomes[3] else { return }
         XCTAssertTrue(skipped.message.contains("not asked"), skipped.message)
     }
 }

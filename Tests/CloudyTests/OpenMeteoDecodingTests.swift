@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 final class OpenMeteoDecodingTests: XCTestCase {
@@ -15,7 +16,7 @@ final class OpenMeteoDecodingTests: XCTestCase {
     func testSinglePlaceIsDecodedIntoBaseUnits() throws {
         let snapshot = try XCTUnwrap(try decode("open-meteo-forecast.json", [berlin]).first?.get())
         let now = snapshot.current
-        XCTAssertEqual(now.observedAt, 1781525700)
+        XCTAssertEqual(now.observedAt, 1_781_525_700)
         XCTAssertEqual(now.temperatureCelsius, 24.5)
         XCTAssertEqual(now.apparentTemperatureCelsius, 24.1)
         XCTAssertEqual(now.dewPointCelsius, 10.4)
@@ -40,14 +41,14 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertEqual(snapshot.daily[6].conditionCode, 95)
         XCTAssertEqual(snapshot.daily[2].precipitationProbabilityRatio, 0.9)
         XCTAssertEqual(snapshot.daily[2].windGustMaxMetersPerSecond, 46.2 / 3.6)
-        XCTAssertEqual(snapshot.daily[0].sunrise, 1781491369)
-        XCTAssertEqual(snapshot.daily[0].sunset, 1781551868)
+        XCTAssertEqual(snapshot.daily[0].sunrise, 1_781_491_369)
+        XCTAssertEqual(snapshot.daily[0].sunset, 1_781_551_868)
         XCTAssertEqual(snapshot.daily[0].uvIndexMax, 6.15)
 
         // The fixture's hourly series starts at the current hour (12:00Z, observed 12:15Z):
         // that step is hour 0 and left out; 13:00Z is hour 1.
         XCTAssertEqual(snapshot.hourly.first?.hoursAhead, 1)
-        XCTAssertEqual(snapshot.hourly.first?.time, 1781528400)
+        XCTAssertEqual(snapshot.hourly.first?.time, 1_781_528_400)
         XCTAssertEqual(snapshot.hourly.first?.temperatureCelsius, 24.4)
         XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), Array(1...23))
         XCTAssertEqual(snapshot.hourly[3].precipitationMeters, 2.1 / 1000, "hour 4 is 16:00Z, the shower")
@@ -67,7 +68,8 @@ final class OpenMeteoDecodingTests: XCTestCase {
     }
 
     func testNullIsNoValueAndThePlaceStaysUp() throws {
-        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
+        var json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
         var current = try XCTUnwrap(json["current"] as? [String: Any])
         current["temperature_2m"] = NSNull()
         current["uv_index"] = NSNull()
@@ -87,32 +89,41 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertEqual(snapshot.daily[6].temperatureMinCelsius, 17.2)
 
         var page = MetricFamilies()
-        MetricsViewModel(status: PlaceStatus(place: berlin, snapshot: snapshot, lastSuccess: 100, lastAttempt: 100),
-                         units: berlin.units, provider: .openMeteo, now: 100, staleAfter: 1800).addSamples(to: &page)
-        XCTAssertNil(page.families.first { $0.descriptor.name == "weather_temperature_celsius" }, "null is no sample, never 0")
+        MetricsViewModel(
+            status: PlaceStatus(place: berlin, snapshot: snapshot, lastSuccess: 100, lastAttempt: 100),
+            units: berlin.units, provider: .openMeteo, now: 100, staleAfter: 1800
+        ).addSamples(to: &page)
+        XCTAssertNil(
+            page.families.first { $0.descriptor.name == "weather_temperature_celsius" }, "null is no sample, never 0")
         let up = try XCTUnwrap(page.families.first { $0.descriptor.name == "weather_up" })
         XCTAssertEqual(up.samples.map(\.value), [1])
     }
 
     func testErrorBodyReasonIsReported() throws {
         let clock = ManualClock()
-        let provider = OpenMeteoProvider(baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1,
-                                         client: CurlHTTPClient(userAgent: "test"),
-                                         recorder: ExporterTelemetry(startedAt: 0), clock: clock)
+        let provider = OpenMeteoProvider(
+            baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1,
+            client: CurlHTTPClient(userAgent: "test"),
+            recorder: ExporterTelemetry(startedAt: 0), clock: clock)
         let response = HTTPResponse(status: 400, body: try TestPaths.fixtureBytes("open-meteo-error.json"))
-        XCTAssertEqual(provider.httpError(response).message,
-                       "open-meteo: HTTP 400: Latitude must be in range of -90 to 90°. Given: 91.0.")
+        XCTAssertEqual(
+            provider.httpError(response).message,
+            "open-meteo: HTTP 400: Latitude must be in range of -90 to 90°. Given: 91.0.")
         XCTAssertFalse(provider.httpError(response).isRateLimit)
-        let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"],
-                                   body: try TestPaths.fixtureBytes("open-meteo-error-429.json"))
+        let limited = HTTPResponse(
+            status: 429, headers: ["retry-after": "60"],
+            body: try TestPaths.fixtureBytes("open-meteo-error-429.json"))
         let error = provider.httpError(limited)
-        XCTAssertEqual(error.message,
-                       "open-meteo: HTTP 429: Minutely API request limit exceeded. Please try again in one minute.")
+        XCTAssertEqual(
+            error.message,
+            "open-meteo: HTTP 429: Minutely API request limit exceeded. Please try again in one minute.")
         XCTAssertEqual(error.retryAfter, 60)
         XCTAssertTrue(error.isRateLimit)
-        let dated = HTTPResponse(status: 503, headers: ["retry-after": "Mon, 15 Jun 2026 12:00:45 GMT"],
-                                 body: Array("<html>".utf8))
-        XCTAssertEqual(provider.httpError(dated).message, "open-meteo: HTTP 503", "a body that is not JSON adds nothing")
+        let dated = HTTPResponse(
+            status: 503, headers: ["retry-after": "Mon, 15 Jun 2026 12:00:45 GMT"],
+            body: Array("<html>".utf8))
+        XCTAssertEqual(
+            provider.httpError(dated).message, "open-meteo: HTTP 503", "a body that is not JSON adds nothing")
         XCTAssertEqual(provider.httpError(dated).retryAfter, 45, "an HTTP date is read against the injected clock")
     }
 
@@ -126,7 +137,8 @@ final class OpenMeteoDecodingTests: XCTestCase {
     }
 
     func testABrokenEntryFailsOnlyItsPlace() throws {
-        var entries = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast-multi.json")) as? [Any])
+        var entries = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast-multi.json")) as? [Any])
         entries[1] = ["latitude": "north", "current": [1, 2]]
         var third = try XCTUnwrap(entries[2] as? [String: Any])
         third.removeValue(forKey: "daily")
@@ -149,10 +161,13 @@ final class OpenMeteoDecodingTests: XCTestCase {
 
     func testRequestAsksForEveryPlaceAtOnceWithUnixTimes() {
         let client = CurlHTTPClient(userAgent: "test")
-        let provider = OpenMeteoProvider(baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1, client: client,
-                                         recorder: ExporterTelemetry(startedAt: 0))
+        let provider = OpenMeteoProvider(
+            baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1, client: client,
+            recorder: ExporterTelemetry(startedAt: 0))
         let url = provider.url(for: [berlin, london, newYork])
-        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:1/v1/forecast?latitude=52.52,51.5085,40.7143&longitude=13.41,-0.1257,-74.006&"), url)
+        XCTAssertTrue(
+            url.hasPrefix(
+                "http://127.0.0.1:1/v1/forecast?latitude=52.52,51.5085,40.7143&longitude=13.41,-0.1257,-74.006&"), url)
         XCTAssertTrue(url.contains("&timeformat=unixtime"))
         XCTAssertTrue(url.contains("&timezone=auto&"))
         XCTAssertTrue(url.contains("&forecast_days=7"))
@@ -166,7 +181,8 @@ final class OpenMeteoDecodingTests: XCTestCase {
     }
 
     func testDeclaredUnitsAreConvertedToBaseUnits() throws {
-        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
+        var json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
         var units = try XCTUnwrap(json["current_units"] as? [String: Any])
         units["temperature_2m"] = "°F"
         units["wind_speed_10m"] = "mp/h"

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// OpenWeatherMap's call budget, in process and without waiting: through the real libcurl
@@ -20,19 +21,24 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
 
     override func setUpWithError() throws {
         var bodies: [String: [UInt8]] = [:]
-        for (path, fixture) in [("/data/2.5/weather", "openweathermap-current.json"),
-                                ("/data/2.5/forecast", "openweathermap-forecast.json"),
-                                ("/data/3.0/onecall", "openweathermap-onecall.json")] {
+        for (path, fixture) in [
+            ("/data/2.5/weather", "openweathermap-current.json"),
+            ("/data/2.5/forecast", "openweathermap-forecast.json"),
+            ("/data/3.0/onecall", "openweathermap-onecall.json"),
+        ] {
             bodies[path] = try TestPaths.fixtureBytes(fixture)
         }
-        let asked = self.asked, refusal = self.refusal, answers = bodies
+        let asked = self.asked
+        let refusal = self.refusal
+        let answers = bodies
         server = try ScriptedHTTPServer { head in
             let path = String(head.uri.prefix { $0 != "?" })
             asked.withLockedValue { $0.append(head.uri) }
             if let status = refusal.withLockedValue({ $0 }) {
                 let body = "{\"cod\":\(status.code),\"message\":\"refused owm-test-key\"}"
-                return .respond(status: status, headers: [("Retry-After", "Mon, 15 Jun 2026 12:01:30 GMT")],
-                                body: Array(body.utf8))
+                return .respond(
+                    status: status, headers: [("Retry-After", "Mon, 15 Jun 2026 12:01:30 GMT")],
+                    body: Array(body.utf8))
             }
             return .respond(status: .ok, headers: [("Content-Type", "application/json")], body: answers[path] ?? [])
         }
@@ -43,10 +49,11 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
     }
 
     func provider(oneCall: Bool = false) -> OpenWeatherMapProvider {
-        OpenWeatherMapProvider(baseURL: server.baseURL, apiKey: Secret("owm-test-key"),
-                               forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-                               client: CurlHTTPClient(userAgent: "cloudy-tests"), recorder: telemetry,
-                               oneCall: oneCall, clock: clock)
+        OpenWeatherMapProvider(
+            baseURL: server.baseURL, apiKey: Secret("owm-test-key"),
+            forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
+            client: CurlHTTPClient(userAgent: "cloudy-tests"), recorder: telemetry,
+            oneCall: oneCall, clock: clock)
     }
 
     var requestCount: Int { asked.withLockedValue { $0.count } }
@@ -56,9 +63,10 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
         let provider = provider()
         let first = provider.fetch([berlin, paris], logger: .init(label: "test"))
         XCTAssertEqual(try first.map { try $0.get().current.temperatureCelsius }, [24.52, 24.52])
-        XCTAssertEqual(paths.sorted(),
-                       ["/data/2.5/forecast", "/data/2.5/forecast", "/data/2.5/weather", "/data/2.5/weather"],
-                       "both endpoints once per place")
+        XCTAssertEqual(
+            paths.sorted(),
+            ["/data/2.5/forecast", "/data/2.5/forecast", "/data/2.5/weather", "/data/2.5/weather"],
+            "both endpoints once per place")
 
         clock.advance(by: OpenWeatherMapProvider.minimumCallSpacing - 1)
         let kept = provider.fetch([berlin, paris], logger: .init(label: "test"))
@@ -98,14 +106,14 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
     func testFailuresAreNotKeptAndNeverShowTheKey() throws {
         refusal.withLockedValue { $0 = .tooManyRequests }
         let provider = provider()
-        guard case let .failure(limited) = provider.fetch(berlin) else { return XCTFail("a 429 is a failure") }
+        guard case .failure(let limited) = provider.fetch(berlin) else { return XCTFail("a 429 is a failure") }
         XCTAssertEqual(limited.message, "openweathermap: HTTP 429: refused <redacted>")
         XCTAssertTrue(limited.isRateLimit)
         XCTAssertEqual(limited.retryAfter, 90, "the HTTP date is read against the clock's now")
         XCTAssertEqual(requestCount, 1, "the forecast is not asked after the current weather failed")
 
         refusal.withLockedValue { $0 = .unauthorized }
-        guard case let .failure(unauthorized) = provider.fetch(berlin) else { return XCTFail("a 401 is a failure") }
+        guard case .failure(let unauthorized) = provider.fetch(berlin) else { return XCTFail("a 401 is a failure") }
         XCTAssertEqual(unauthorized.message, "openweathermap: invalid API key (HTTP 401)")
         XCTAssertNil(unauthorized.retryAfter)
 

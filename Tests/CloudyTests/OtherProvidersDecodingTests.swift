@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// OpenWeatherMap and MET Norway decode into the same model as Open-Meteo: same base units,
@@ -9,22 +10,26 @@ final class OtherProvidersDecodingTests: XCTestCase {
     let settings = ForecastSettings(days: 7, hours: 24)
 
     func owm(timezone: Int? = nil) throws -> WeatherSnapshot {
-        var current = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
-        var forecast = try XCTUnwrap(try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
+        var current = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
+        var forecast = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
         if let timezone {
             current["timezone"] = timezone
             var city = try XCTUnwrap(forecast["city"] as? [String: Any])
             city["timezone"] = timezone
             forecast["city"] = city
         }
-        return try OpenWeatherMapProvider.decode(current: Array(try JSONSerialization.data(withJSONObject: current)),
-                                                 forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
-                                                 place: berlin, settings: settings).get()
+        return try OpenWeatherMapProvider.decode(
+            current: Array(try JSONSerialization.data(withJSONObject: current)),
+            forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
+            place: berlin, settings: settings
+        ).get()
     }
 
     func testOpenWeatherMapCurrentConditions() throws {
         let now = try owm().current
-        XCTAssertEqual(now.observedAt, 1781525923)
+        XCTAssertEqual(now.observedAt, 1_781_525_923)
         XCTAssertEqual(now.temperatureCelsius, 24.52)
         XCTAssertEqual(now.apparentTemperatureCelsius, 24.17)
         XCTAssertEqual(now.relativeHumidityRatio, 0.41)
@@ -59,7 +64,7 @@ final class OtherProvidersDecodingTests: XCTestCase {
         XCTAssertEqual(today.windSpeedMaxMetersPerSecond, 2.94)
         XCTAssertEqual(today.windGustMaxMetersPerSecond, 6.1)
         XCTAssertEqual(today.conditionCode, 63, "the most severe condition of the day")
-        XCTAssertEqual(today.sunrise, 1781491369)
+        XCTAssertEqual(today.sunrise, 1_781_491_369)
         XCTAssertEqual(snapshot.daily[1].temperatureMinCelsius, 15.02)
         XCTAssertEqual(snapshot.daily[1].precipitationSumMeters, 0)
         XCTAssertNil(snapshot.daily[1].sunrise)
@@ -77,13 +82,15 @@ final class OtherProvidersDecodingTests: XCTestCase {
     }
 
     func testOpenWeatherMapErrorsNameTheProblemNotTheKey() throws {
-        let provider = OpenWeatherMapProvider(baseURL: "http://127.0.0.1:1", apiKey: Secret("k-123456"),
-                                              forecast: settings, timeout: 1, client: CurlHTTPClient(userAgent: "test"),
-                                              recorder: ExporterTelemetry(startedAt: 0), clock: ManualClock())
+        let provider = OpenWeatherMapProvider(
+            baseURL: "http://127.0.0.1:1", apiKey: Secret("k-123456"),
+            forecast: settings, timeout: 1, client: CurlHTTPClient(userAgent: "test"),
+            recorder: ExporterTelemetry(startedAt: 0), clock: ManualClock())
         let unauthorized = HTTPResponse(status: 401, body: try TestPaths.fixtureBytes("openweathermap-error-401.json"))
         XCTAssertEqual(provider.httpError(unauthorized).message, "openweathermap: invalid API key (HTTP 401)")
-        let limited = HTTPResponse(status: 429, headers: ["retry-after": "60"],
-                                   body: Array("{\"cod\":429,\"message\":\"blocked k-123456\"}".utf8))
+        let limited = HTTPResponse(
+            status: 429, headers: ["retry-after": "60"],
+            body: Array("{\"cod\":429,\"message\":\"blocked k-123456\"}".utf8))
         let error = provider.httpError(limited)
         XCTAssertEqual(error.message, "openweathermap: HTTP 429: blocked <redacted>")
         XCTAssertTrue(error.isRateLimit)
@@ -94,17 +101,20 @@ final class OtherProvidersDecodingTests: XCTestCase {
     }
 
     func met(_ place: Place) throws -> WeatherSnapshot {
-        let provider = METNorwayProvider(baseURL: "http://127.0.0.1:1", forecast: settings, timeout: 1,
-                                         client: CurlHTTPClient(userAgent: "test"), recorder: ExporterTelemetry(startedAt: 0),
-                                         logger: .init(label: "test"))
-        return try METNorwayProvider.decode(try TestPaths.fixtureBytes("met-no-compact.json"), place: place, settings: settings,
-                                            offset: provider.utcOffset(for: place)).get()
+        let provider = METNorwayProvider(
+            baseURL: "http://127.0.0.1:1", forecast: settings, timeout: 1,
+            client: CurlHTTPClient(userAgent: "test"), recorder: ExporterTelemetry(startedAt: 0),
+            logger: .init(label: "test"))
+        return try METNorwayProvider.decode(
+            try TestPaths.fixtureBytes("met-no-compact.json"), place: place, settings: settings,
+            offset: provider.utcOffset(for: place)
+        ).get()
     }
 
     func testMETNorwayCurrentAndHourly() throws {
         let snapshot = try met(berlin)
         let now = snapshot.current
-        XCTAssertEqual(now.observedAt, 1781524800, "the first step, 12:00Z")
+        XCTAssertEqual(now.observedAt, 1_781_524_800, "the first step, 12:00Z")
         XCTAssertEqual(now.temperatureCelsius, 24.8)
         XCTAssertEqual(now.pressureMslPascals, 101460)
         XCTAssertEqual(now.relativeHumidityRatio, 42.7 / 100)
@@ -130,7 +140,8 @@ final class OtherProvidersDecodingTests: XCTestCase {
         let today = snapshot.daily[0]
         XCTAssertEqual(today.temperatureMaxCelsius, 24.9)
         XCTAssertEqual(today.temperatureMinCelsius, 24.4)
-        XCTAssertEqual(try XCTUnwrap(today.precipitationSumMeters), 0.0021, accuracy: 1e-15, "hourly amounts, none counted twice")
+        XCTAssertEqual(
+            try XCTUnwrap(today.precipitationSumMeters), 0.0021, accuracy: 1e-15, "hourly amounts, none counted twice")
         XCTAssertEqual(today.conditionCode, 81, "rain showers are the day's worst")
         XCTAssertEqual(snapshot.daily[1].temperatureMinCelsius, 14.2)
         XCTAssertEqual(snapshot.daily[1].precipitationSumMeters, 0)
@@ -158,7 +169,7 @@ final class OtherProvidersDecodingTests: XCTestCase {
         XCTAssertEqual(ConditionMapping.wmo(metSymbol: "rainshowersandthunder_day"), 95)
         XCTAssertEqual(ConditionMapping.isDay(metSymbol: "fair_night"), false)
         XCTAssertNil(ConditionMapping.isDay(metSymbol: "cloudy"))
-        XCTAssertEqual(ISOTime.parse("2026-06-15T12:00:00Z"), 1781524800)
+        XCTAssertEqual(ISOTime.parse("2026-06-15T12:00:00Z"), 1_781_524_800)
         XCTAssertNil(ISOTime.parse("2026-06-15 12:00"))
     }
 }
@@ -166,8 +177,10 @@ final class OtherProvidersDecodingTests: XCTestCase {
 final class OneCallDecodingTests: XCTestCase {
     func testOneCallGivesWhatTheFreeEndpointsLack() throws {
         let place = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
-        let snapshot = try OpenWeatherMapProvider.decode(oneCall: try TestPaths.fixtureBytes("openweathermap-onecall.json"), place: place,
-                                                         settings: ForecastSettings(days: 7, hours: 24)).get()
+        let snapshot = try OpenWeatherMapProvider.decode(
+            oneCall: try TestPaths.fixtureBytes("openweathermap-onecall.json"), place: place,
+            settings: ForecastSettings(days: 7, hours: 24)
+        ).get()
         XCTAssertEqual(snapshot.current.temperatureCelsius, 24.52)
         XCTAssertEqual(snapshot.current.dewPointCelsius, 10.4)
         XCTAssertEqual(snapshot.current.uvIndex, 5.8)
@@ -180,31 +193,45 @@ final class OneCallDecodingTests: XCTestCase {
         XCTAssertEqual(snapshot.daily[0].temperatureMinCelsius, 14.7)
         XCTAssertEqual(snapshot.daily[0].uvIndexMax, 6.15)
         XCTAssertEqual(try XCTUnwrap(snapshot.daily[0].precipitationSumMeters), 0.0035, accuracy: 1e-15)
-        XCTAssertEqual(snapshot.daily[1].sunrise, 1781577763)
+        XCTAssertEqual(snapshot.daily[1].sunrise, 1_781_577_763)
         XCTAssertEqual(snapshot.daily[1].conditionCode, 51)
     }
 
     func testOneCallNamesTheSectionItLacksAndDoubtsAbsurdOffsets() throws {
         let place = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
-        var json = try XCTUnwrap(try JSONSerialization.jsonObject(
-            with: TestPaths.fixture("openweathermap-onecall.json")) as? [String: Any])
+        var json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(
+                with: TestPaths.fixture("openweathermap-onecall.json")) as? [String: Any])
         json["timezone_offset"] = Int.min
-        let absurd = try OpenWeatherMapProvider.decode(oneCall: Array(try JSONSerialization.data(withJSONObject: json)),
-                                                       place: place, settings: ForecastSettings()).get()
+        let absurd = try OpenWeatherMapProvider.decode(
+            oneCall: Array(try JSONSerialization.data(withJSONObject: json)),
+            place: place, settings: ForecastSettings()
+        ).get()
         XCTAssertEqual(absurd.utcOffsetSeconds, 0, "no place is that far from UTC")
         json.removeValue(forKey: "hourly")
         let noHours = Array(try JSONSerialization.data(withJSONObject: json))
-        XCTAssertThrowsError(try OpenWeatherMapProvider.decode(oneCall: noHours, place: place,
-                                                               settings: ForecastSettings()).get()) {
+        XCTAssertThrowsError(
+            try OpenWeatherMapProvider.decode(
+                oneCall: noHours, place: place,
+                settings: ForecastSettings()
+            ).get()
+        ) {
             XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the hourly section")
         }
-        XCTAssertNoThrow(try OpenWeatherMapProvider.decode(oneCall: noHours, place: place,
-                                                           settings: ForecastSettings(days: 7, hours: 0)).get(),
-                         "no hours asked: no hourly section needed")
+        XCTAssertNoThrow(
+            try OpenWeatherMapProvider.decode(
+                oneCall: noHours, place: place,
+                settings: ForecastSettings(days: 7, hours: 0)
+            ).get(),
+            "no hours asked: no hourly section needed")
         json.removeValue(forKey: "current")
         let noCurrent = Array(try JSONSerialization.data(withJSONObject: json))
-        XCTAssertThrowsError(try OpenWeatherMapProvider.decode(oneCall: noCurrent, place: place,
-                                                               settings: ForecastSettings()).get()) {
+        XCTAssertThrowsError(
+            try OpenWeatherMapProvider.decode(
+                oneCall: noCurrent, place: place,
+                settings: ForecastSettings()
+            ).get()
+        ) {
             XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the current section")
         }
     }

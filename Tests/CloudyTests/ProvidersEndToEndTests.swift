@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Cloudy
 
 /// OpenWeatherMap (2.5 and One Call), MET Norway and `city:` places: the real binary against
@@ -27,55 +28,63 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("owm-key-\(UUID().uuidString)")
         try "test-owm-key\n".write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        let exporter = try ExporterProcess(config: """
-            provider:
-              name: openweathermap
-              url: \(fake.baseURL)
-              api_key_file: \(keyFile.path)
-            refresh:
-              interval: 1s
-            units:
-              temperature: [celsius, fahrenheit]
-              wind_speed: kilometers_per_hour
-            locations:
-            \(places([("Berlin", 52.52, 13.41), ("Paris", 48.8566, 2.3522)]))
-            """)
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  name: openweathermap
+                  url: \(fake.baseURL)
+                  api_key_file: \(keyFile.path)
+                refresh:
+                  interval: 1s
+                units:
+                  temperature: [celsius, fahrenheit]
+                  wind_speed: kilometers_per_hour
+                locations:
+                \(places([("Berlin", 52.52, 13.41), ("Paris", 48.8566, 2.3522)]))
+                """)
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
         let berlin = "location=\"Berlin\""
-        XCTAssertClose(metrics["weather_temperature_celsius{\(berlin)}"], 24.52)
-        XCTAssertClose(metrics["weather_temperature_fahrenheit{\(berlin)}"], 24.52 * 9 / 5 + 32)
-        XCTAssertClose(metrics["weather_apparent_temperature_celsius{\(berlin)}"], 24.17)
-        XCTAssertClose(metrics["weather_wind_speed_kilometers_per_hour{\(berlin)}"], 3.6 * 3.6)
-        XCTAssertClose(metrics["weather_wind_gust_speed_kilometers_per_hour{\(berlin)}"], 7.2 * 3.6)
-        XCTAssertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101500)
-        XCTAssertClose(metrics["weather_relative_humidity_ratio{\(berlin)}"], 0.41)
-        XCTAssertClose(metrics["weather_condition_code{\(berlin)}"], 3)
-        XCTAssertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"], 24.72)
-        XCTAssertClose(metrics["weather_forecast_hourly_temperature_celsius{\(berlin),hour=\"3\"}"], 24.1)
-        XCTAssertNil(metrics["weather_dew_point_celsius{\(berlin)}"], "OpenWeatherMap gives no dew point: absent, not 0")
-        XCTAssertNotNil(metrics["weather_location_info{\(berlin),latitude=\"52.52\",longitude=\"13.41\",timezone=\"\",provider=\"openweathermap\"}"])
-        XCTAssertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 600, "clamped to the call budget")
+        assertClose(metrics["weather_temperature_celsius{\(berlin)}"], 24.52)
+        assertClose(metrics["weather_temperature_fahrenheit{\(berlin)}"], 24.52 * 9 / 5 + 32)
+        assertClose(metrics["weather_apparent_temperature_celsius{\(berlin)}"], 24.17)
+        assertClose(metrics["weather_wind_speed_kilometers_per_hour{\(berlin)}"], 3.6 * 3.6)
+        assertClose(metrics["weather_wind_gust_speed_kilometers_per_hour{\(berlin)}"], 7.2 * 3.6)
+        assertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101500)
+        assertClose(metrics["weather_relative_humidity_ratio{\(berlin)}"], 0.41)
+        assertClose(metrics["weather_condition_code{\(berlin)}"], 3)
+        assertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"], 24.72)
+        assertClose(metrics["weather_forecast_hourly_temperature_celsius{\(berlin),hour=\"3\"}"], 24.1)
+        XCTAssertNil(
+            metrics["weather_dew_point_celsius{\(berlin)}"], "OpenWeatherMap gives no dew point: absent, not 0")
+        XCTAssertNotNil(
+            metrics[
+                "weather_location_info{\(berlin),latitude=\"52.52\",longitude=\"13.41\",timezone=\"\",provider=\"openweathermap\"}"
+            ])
+        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 600, "clamped to the call budget")
         XCTAssertTrue(exporter.log.contains("refresh.interval raised"), exporter.log)
 
         XCTAssertEqual(try requests("/data/2.5/weather").count, 2, "one current-weather call per place")
         XCTAssertEqual(try requests("/data/2.5/forecast").count, 2, "one forecast call per place")
         var everything = exporter.log
-        for path in ["/metrics", "/", "/readyz"] { everything += String(decoding: try exporter.get(path).body, as: UTF8.self) }
+        for path in ["/metrics", "/", "/readyz"] {
+            everything += String(decoding: try exporter.get(path).body, as: UTF8.self)
+        }
         XCTAssertFalse(everything.contains("test-owm-key"), "the key appears nowhere")
     }
 
     func testOpenWeatherMapBadKeyIsReportedWithoutTheKey() throws {
-        let exporter = try ExporterProcess(config: """
-            provider:
-              name: openweathermap
-              url: \(fake.baseURL)
-            locations:
-            \(places([("Berlin", 52.52, 13.41)]))
-            """, environment: ["CLOUDY_API_KEY": "WRONG-KEY-4242"])
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  name: openweathermap
+                  url: \(fake.baseURL)
+                locations:
+                \(places([("Berlin", 52.52, 13.41)]))
+                """, environment: ["CLOUDY_API_KEY": "WRONG-KEY-4242"])
         try exporter.waitFor("/healthz")
         let metrics = try waitForUp(exporter, "Berlin", 0)
-        XCTAssertClose(metrics["cloudy_exporter_upstream_requests_total{provider=\"openweathermap\",code=\"401\"}"], 1)
+        assertClose(metrics["cloudy_exporter_upstream_requests_total{provider=\"openweathermap\",code=\"401\"}"], 1)
         let ready = try exporter.get("/readyz")
         XCTAssertEqual(ready.status, 503)
         XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("invalid API key"))
@@ -86,43 +95,47 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
     }
 
     func testOpenWeatherMapOneCallWhenTheConfigAsks() throws {
-        let exporter = try ExporterProcess(config: """
-            provider:
-              name: openweathermap
-              url: \(fake.baseURL)
-              one_call: true
-            locations:
-            \(places([("Berlin", 52.52, 13.41)]))
-            """, environment: ["CLOUDY_API_KEY": "test-owm-key"])
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  name: openweathermap
+                  url: \(fake.baseURL)
+                  one_call: true
+                locations:
+                \(places([("Berlin", 52.52, 13.41)]))
+                """, environment: ["CLOUDY_API_KEY": "test-owm-key"])
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
-        XCTAssertClose(metrics["weather_dew_point_celsius{location=\"Berlin\"}"], 10.4, "One Call has the dew point 2.5 lacks")
-        XCTAssertClose(metrics["weather_forecast_daily_uv_index_max{location=\"Berlin\",day=\"0\"}"], 6.15)
+        assertClose(
+            metrics["weather_dew_point_celsius{location=\"Berlin\"}"], 10.4, "One Call has the dew point 2.5 lacks")
+        assertClose(metrics["weather_forecast_daily_uv_index_max{location=\"Berlin\",day=\"0\"}"], 6.15)
         XCTAssertEqual(try requests("/data/3.0/onecall").count, 1, "one request per place")
         XCTAssertEqual(try requests("/data/2.5/weather").count, 0)
     }
 
     func testMETNorwayFamiliesUserAgentAndDeprecationWarning() throws {
         try fake.control("met", "{\"status\": 203}")
-        let exporter = try ExporterProcess(config: """
-            provider:
-              name: met-norway
-              url: \(fake.baseURL)
-              user_agent: "cloudy-tests/1.0 ops@example.org"
-            refresh:
-              interval: 1s
-            locations:
-            \(places([("Berlin", 52.52, 13.41)]))    timezone: Europe/Berlin
-            """)
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  name: met-norway
+                  url: \(fake.baseURL)
+                  user_agent: "cloudy-tests/1.0 ops@example.org"
+                refresh:
+                  interval: 1s
+                locations:
+                \(places([("Berlin", 52.52, 13.41)]))    timezone: Europe/Berlin
+                """)
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
         let berlin = "location=\"Berlin\""
-        XCTAssertClose(metrics["weather_temperature_celsius{\(berlin)}"], 24.8)
-        XCTAssertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101460)
-        XCTAssertClose(metrics["weather_wind_speed_meters_per_second{\(berlin)}"], 3.4)
+        assertClose(metrics["weather_temperature_celsius{\(berlin)}"], 24.8)
+        assertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101460)
+        assertClose(metrics["weather_wind_speed_meters_per_second{\(berlin)}"], 3.4)
         XCTAssertNil(metrics["weather_wind_gust_speed_meters_per_second{\(berlin)}"], "compact has no gusts")
         XCTAssertNotNil(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"])
-        let info = "weather_location_info{\(berlin),latitude=\"52.52\",longitude=\"13.41\",timezone=\"Europe/Berlin\","
+        let info =
+            "weather_location_info{\(berlin),latitude=\"52.52\",longitude=\"13.41\",timezone=\"Europe/Berlin\","
             + "provider=\"met-norway\"}"
         XCTAssertNotNil(metrics[info])
         let asked = try requests("/weatherapi/locationforecast/2.0/compact")
@@ -155,14 +168,16 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: config, extraArguments: ["--storage.path", storage.path])
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
-        let springfield = "weather_location_info{location=\"Springfield\",latitude=\"39.80172\",longitude=\"-89.64371\","
+        let springfield =
+            "weather_location_info{location=\"Springfield\",latitude=\"39.80172\",longitude=\"-89.64371\","
             + "timezone=\"America/Chicago\",provider=\"open-meteo\"}"
         XCTAssertNotNil(metrics[springfield], metrics.keys.filter { $0.hasPrefix("weather_location_info") }.description)
-        XCTAssertClose(metrics["weather_up{location=\"Springfield\"}"], 1)
-        XCTAssertClose(metrics["weather_up{location=\"Berlin\"}"], 1)
-        XCTAssertClose(metrics["weather_up{location=\"Atlantis\"}"], 0)
-        XCTAssertFalse(metrics.keys.contains { $0.hasPrefix("weather_location_info{location=\"Atlantis\"") },
-                       "no coordinates to tell yet")
+        assertClose(metrics["weather_up{location=\"Springfield\"}"], 1)
+        assertClose(metrics["weather_up{location=\"Berlin\"}"], 1)
+        assertClose(metrics["weather_up{location=\"Atlantis\"}"], 0)
+        XCTAssertFalse(
+            metrics.keys.contains { $0.hasPrefix("weather_location_info{location=\"Atlantis\"") },
+            "no coordinates to tell yet")
         let page = String(decoding: try exporter.get("/").body, as: UTF8.self)
         XCTAssertTrue(page.contains("geocoding Atlantis (US): no place matches"), page)
         let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
@@ -178,7 +193,7 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         try fake.control("fault", "{\"mode\": \"status\", \"status\": 503, \"path\": \"/v1/search\"}")
         let restarted = try ExporterProcess(config: config, extraArguments: ["--storage.path", storage.path])
         try restarted.waitFor("/readyz")
-        XCTAssertClose(try restarted.metrics()["weather_up{location=\"Springfield\"}"], 1)
+        assertClose(try restarted.metrics()["weather_up{location=\"Springfield\"}"], 1)
         XCTAssertEqual(try springfieldLookUps(), 1, "no look-up of Springfield after the restart")
     }
 

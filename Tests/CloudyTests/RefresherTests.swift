@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
+
 @testable import Cloudy
 
 /// The refresh schedule in-process: a `Refresher` on a `ManualClock`, fetching through the real
@@ -54,19 +55,22 @@ final class RefresherTests: XCTestCase {
     }
 
     func config(interval: Double = 60, staleAfter: Double = 1800, places: [String] = ["Berlin"]) -> Config {
-        Config(provider: ProviderSettings(url: server.baseURL),
-               refresh: RefreshSettings(interval: interval, timeout: 5, staleAfter: staleAfter),
-               places: places.enumerated().map { Place(name: $1, latitude: 52.52 + Double($0), longitude: 13.41) })
+        Config(
+            provider: ProviderSettings(url: server.baseURL),
+            refresh: RefreshSettings(interval: interval, timeout: 5, staleAfter: staleAfter),
+            places: places.enumerated().map { Place(name: $1, latitude: 52.52 + Double($0), longitude: 13.41) })
     }
 
     /// Starts a refresher on `config`; `jitter` pins the back-off's random part.
     func start(_ config: Config, jitter: Double = 0.5) {
-        store = WeatherStore(config: config, telemetry: ExporterTelemetry(startedAt: clock.now()),
-                             telemetryPath: "/metrics", now: clock.now(), processMetrics: { MetricFamilies() })
+        store = WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: clock.now()),
+            telemetryPath: "/metrics", now: clock.now(), processMetrics: { MetricFamilies() })
         var logger = Logger(label: "refresher-tests")
         logger.logLevel = .critical
-        refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: "cloudy-tests"), storagePath: storage.path,
-                              logger: logger, clock: clock, jitter: { jitter })
+        refresher = Refresher(
+            store: store, client: CurlHTTPClient(userAgent: "cloudy-tests"), storagePath: storage.path,
+            logger: logger, clock: clock, jitter: { jitter })
         refresher.start()
     }
 
@@ -109,7 +113,9 @@ final class RefresherTests: XCTestCase {
             // The bound is max(4 × 60 s, 60 s) = 240 s; jitter scales each wait by 0.8…1.2, and
             // no wait is shorter than the interval itself.
             let expected = [60.0, 120, 240, 240, 240].map { max(60, $0 * factor) }
-            for (wait, want) in zip(waits, expected) { XCTAssertEqual(wait, want, accuracy: 1e-6, "jitter \(jitter): \(waits)") }
+            for (wait, want) in zip(waits, expected) {
+                XCTAssertEqual(wait, want, accuracy: 1e-6, "jitter \(jitter): \(waits)")
+            }
             XCTAssertEqual(upstream.requests.count, 6)
             XCTAssertTrue(metricsText.contains("weather_up{location=\"Berlin\"} 0"))
             upstream.answerOK()
@@ -143,7 +149,8 @@ final class RefresherTests: XCTestCase {
         upstream.answer(status: .internalServerError)
         clock.advance(by: 60)
         XCTAssertTrue(metricsText.contains("weather_up{location=\"Berlin\"} 0"))
-        XCTAssertTrue(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"} "), "kept until stale_after")
+        XCTAssertTrue(
+            metricsText.contains("weather_temperature_celsius{location=\"Berlin\"} "), "kept until stale_after")
         clock.advance(by: 239.9)
         XCTAssertTrue(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"} "))
         // The back-off has pushed the next refresh past the deadline; the stale timer re-renders alone.
@@ -152,7 +159,8 @@ final class RefresherTests: XCTestCase {
         XCTAssertEqual(upstream.requests.count, requests, "the page changed without a refresh")
         XCTAssertFalse(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"}"))
         XCTAssertFalse(metricsText.contains("weather_forecast"), "every weather series goes")
-        XCTAssertTrue(metricsText.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} "), "health stays")
+        XCTAssertTrue(
+            metricsText.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} "), "health stays")
     }
 
     func testReloadWithANewPlaceRefreshesAtOnceAndAnUnchangedOneKeepsTheSchedule() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import XCTest
+
 @testable import Cloudy
 
 /// Answers collected from several threads.
@@ -14,35 +15,42 @@ final class NIOLockedAnswers: Sendable {
 /// binary: the process stays up, scrapes stay fast, only the affected places go down.
 final class ResilienceTests: FakeWeatherTestCase {
 
-    func config(interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m", provider extra: String = "",
-                places: [(String, Double, Double)] = everyPlace) -> String {
-        Self.config(url: fake.baseURL, interval: interval, timeout: timeout, staleAfter: staleAfter, provider: extra,
-                    places: places)
+    func config(
+        interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m", provider extra: String = "",
+        places: [(String, Double, Double)] = everyPlace
+    ) -> String {
+        Self.config(
+            url: fake.baseURL, interval: interval, timeout: timeout, staleAfter: staleAfter, provider: extra,
+            places: places)
     }
 
     static let everyPlace = [("Berlin", 52.52, 13.41), ("London", 51.5085, -0.1257), ("New York", 40.7143, -74.006)]
 
-    static func config(url: String, interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m",
-                provider extra: String = "",
-                places: [(String, Double, Double)] = everyPlace) -> String {
+    static func config(
+        url: String, interval: String = "1s", timeout: String = "1s", staleAfter: String = "30m",
+        provider extra: String = "",
+        places: [(String, Double, Double)] = everyPlace
+    ) -> String {
         var text = """
-        provider:
-          url: \(url)
-        \(extra)
-        refresh:
-          interval: \(interval)
-          timeout: \(timeout)
-          stale_after: \(staleAfter)
-        locations:
+            provider:
+              url: \(url)
+            \(extra)
+            refresh:
+              interval: \(interval)
+              timeout: \(timeout)
+              stale_after: \(staleAfter)
+            locations:
 
-        """
+            """
         for (name, latitude, longitude) in places {
             text += "  - name: \(name)\n    latitude: \(latitude)\n    longitude: \(longitude)\n"
         }
         return text
     }
 
-    static func up(_ metrics: [String: Double], _ place: String) -> Double? { metrics["weather_up{location=\"\(place)\"}"] }
+    static func up(_ metrics: [String: Double], _ place: String) -> Double? {
+        metrics["weather_up{location=\"\(place)\"}"]
+    }
 
     /// Each fault once (count 1): the affected places go down and keep their last good values,
     /// the others stay up, scrapes stay fast, and everything recovers with the next answer. The
@@ -69,7 +77,7 @@ final class ResilienceTests: FakeWeatherTestCase {
         let lanes = 4
         // Processes start and stop on this thread; the lanes only talk HTTP.
         let fakes = try (0..<lanes).map { _ in try FakeWeatherAPI() }
-        defer { fakes.forEach { $0.stop() } }
+        defer { for fake in fakes { fake.stop() } }
         let exporters = try fakes.map { try ExporterProcess(config: Self.config(url: $0.baseURL)) }
         for exporter in exporters { try exporter.waitFor("/readyz") }
         let problems = NIOLockedAnswers()
@@ -86,7 +94,9 @@ final class ResilienceTests: FakeWeatherTestCase {
                             fault.down.allSatisfy { Self.up(metrics, $0) == 0 }
                         }
                         for place in everyPlace where Self.up(during, place) != (fault.down.contains(place) ? 0 : 1) {
-                            problems.append("\(fault.json): weather_up of \(place) is \(String(describing: Self.up(during, place)))")
+                            problems.append(
+                                "\(fault.json): weather_up of \(place) is \(String(describing: Self.up(during, place)))"
+                            )
                         }
                         if during["weather_temperature_celsius{location=\"Berlin\"}"] != 24.5 {
                             problems.append("\(fault.json): the last good value was not kept")
@@ -122,10 +132,12 @@ final class ResilienceTests: FakeWeatherTestCase {
         try exporter.waitFor("/healthz")
         var slowest = 0.0
         let metrics = try exporter.metrics(slowest: &slowest) { $0["weather_up{location=\"Berlin\"}"] == 0 }
-        XCTAssertGreaterThanOrEqual(metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0, 1)
+        XCTAssertGreaterThanOrEqual(
+            metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0, 1)
         let ready = try exporter.get("/readyz")
         XCTAssertEqual(ready.status, 503)
-        XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("no place has been refreshed successfully yet"))
+        XCTAssertTrue(
+            String(decoding: ready.body, as: UTF8.self).contains("no place has been refreshed successfully yet"))
         XCTAssertTrue(exporter.process.isRunning)
         XCTAssertLessThan(slowest, 0.5)
     }
@@ -138,7 +150,9 @@ final class ResilienceTests: FakeWeatherTestCase {
         XCTAssertEqual(Self.up(metrics, "Berlin"), 1)
         XCTAssertNil(metrics["weather_temperature_celsius{location=\"Berlin\"}"])
         XCTAssertNil(metrics["weather_forecast_daily_temperature_max_celsius{location=\"Berlin\",day=\"0\"}"])
-        XCTAssertFalse(metrics.keys.contains { $0.hasPrefix("weather_temperature") || $0.hasPrefix("weather_forecast") }, "null is never 0")
+        XCTAssertFalse(
+            metrics.keys.contains { $0.hasPrefix("weather_temperature") || $0.hasPrefix("weather_forecast") },
+            "null is never 0")
     }
 
     func testAPIKeyNeverLeaks() throws {
@@ -147,8 +161,12 @@ final class ResilienceTests: FakeWeatherTestCase {
         try "\(key)\n".write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
         // The provider echoes the key in its error, as some do; Cloudy must still not repeat it.
-        try fake.control("fault", "{\"mode\":\"status\",\"status\":400,\"body\":\"{\\\"error\\\":true,\\\"reason\\\":\\\"The supplied API key \(key) is invalid.\\\"}\",\"count\":2}")
-        let exporter = try ExporterProcess(config: config(provider: "  api_key_file: \(keyFile.path)"), extraArguments: ["--log.level", "debug"])
+        try fake.control(
+            "fault",
+            "{\"mode\":\"status\",\"status\":400,\"body\":\"{\\\"error\\\":true,\\\"reason\\\":\\\"The supplied API key \(key) is invalid.\\\"}\",\"count\":2}"
+        )
+        let exporter = try ExporterProcess(
+            config: config(provider: "  api_key_file: \(keyFile.path)"), extraArguments: ["--log.level", "debug"])
         try exporter.waitFor("/healthz")
         var slowest = 0.0
         _ = try exporter.metrics(slowest: &slowest) { Self.up($0, "Berlin") == 1 }
@@ -164,8 +182,10 @@ final class ResilienceTests: FakeWeatherTestCase {
     }
 
     func testHostilePlaceNamesStayValidAndEscaped() throws {
-        let names = ["Quote \\\"q\\\"", "Back\\\\slash", "New\\nline", "<script>alert(1)</script>", "☁️ Wolkig 🌧",
-                     String(repeating: "x", count: 300)]
+        let names = [
+            "Quote \\\"q\\\"", "Back\\\\slash", "New\\nline", "<script>alert(1)</script>", "☁️ Wolkig 🌧",
+            String(repeating: "x", count: 300),
+        ]
         var yaml = config(interval: "1h", places: [])
         for (index, name) in names.enumerated() {
             yaml += "  - name: \"\(name)\"\n    latitude: \(10 + index)\n    longitude: 10\n"
@@ -187,7 +207,8 @@ final class ResilienceTests: FakeWeatherTestCase {
 
         let refused = config(interval: "1h", places: []) + "  - name: \"Bell\\a\"\n    latitude: 1\n    longitude: 1\n"
         try refused.write(to: exporter.configFile, atomically: true, encoding: .utf8)
-        let result = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", exporter.configFile.path])
+        let result = try runProgram(
+            TestPaths.exporterBinary.path, ["--config.check", "--config.file", exporter.configFile.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("locations[0].name: contains the control character U+0007"), result.stderr)
     }
@@ -197,7 +218,7 @@ final class ResilienceTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: config(interval: "1s", timeout: "30s"))
         try exporter.waitFor("/readyz")
         try fake.control("fault", "{\"mode\":\"hang\"}")
-        try waitUntil("a refresh stuck at the hanging fake", log: { exporter.log }) { try fake.requestsInFlight() > 0 }
+        try waitUntil("a refresh stuck at the hanging fake", log: exporter.log) { try fake.requestsInFlight() > 0 }
         let idle = try RawConnection(port: exporter.port)
         idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         let answers = NIOLockedAnswers()
@@ -220,7 +241,9 @@ final class ResilienceTests: FakeWeatherTestCase {
         for answer in answers.all where !answer.isEmpty && answer != "refused" {
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200 OK"), String(answer.prefix(100)))
             let parts = answer.components(separatedBy: "\r\n\r\n")
-            let length = parts[0].split(separator: "\r\n").first { $0.hasPrefix("Content-Length: ") }.flatMap { Int($0.dropFirst(16)) }
+            let length = parts[0].split(separator: "\r\n").first { $0.hasPrefix("Content-Length: ") }.flatMap {
+                Int($0.dropFirst(16))
+            }
             XCTAssertEqual(length, parts.dropFirst().joined(separator: "\r\n\r\n").utf8.count, "a whole answer")
         }
         XCTAssertTrue(answers.all.contains { $0.hasPrefix("HTTP/1.1 200 OK") }, "some scrapes were in flight")
@@ -229,14 +252,17 @@ final class ResilienceTests: FakeWeatherTestCase {
     func testSIGHUPReloadsAndABadConfigKeepsTheOldOne() throws {
         let exporter = try ExporterProcess(config: config(interval: "1h"))
         try exporter.waitFor("/readyz")
-        try config(interval: "1h", places: [("Oslo", 59.91, 10.75)]).write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        try config(interval: "1h", places: [("Oslo", 59.91, 10.75)]).write(
+            to: exporter.configFile, atomically: true, encoding: .utf8)
         kill(exporter.process.processIdentifier, SIGHUP)
         var slowest = 0.0
         let reloaded = try exporter.metrics(slowest: &slowest) { Self.up($0, "Oslo") == 1 }
         XCTAssertNil(Self.up(reloaded, "Berlin"))
         try "refresh: {interval: soon}\n".write(to: exporter.configFile, atomically: true, encoding: .utf8)
         kill(exporter.process.processIdentifier, SIGHUP)
-        let refused = try exporter.metrics(slowest: &slowest) { $0["cloudy_exporter_config_last_reload_successful"] == 0 }
+        let refused = try exporter.metrics(slowest: &slowest) {
+            $0["cloudy_exporter_config_last_reload_successful"] == 0
+        }
         XCTAssertEqual(Self.up(refused, "Oslo"), 1)
         XCTAssertTrue(exporter.log.contains("config reload refused"), exporter.log)
         XCTAssertTrue(exporter.log.contains("refresh.interval: \\\"soon\\\" is not a duration"), exporter.log)
@@ -249,13 +275,16 @@ final class ResilienceTests: FakeWeatherTestCase {
         let huge = try RawConnection(port: exporter.port)
         huge.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
         let hugeAnswer = huge.readUntilClosed()
-        XCTAssertTrue(hugeAnswer.text.hasPrefix("HTTP/1.1 431") || hugeAnswer.text.hasPrefix("HTTP/1.1 400"), hugeAnswer.text)
+        XCTAssertTrue(
+            hugeAnswer.text.hasPrefix("HTTP/1.1 431") || hugeAnswer.text.hasPrefix("HTTP/1.1 400"), hugeAnswer.text)
         XCTAssertTrue(hugeAnswer.closed)
 
         let longLine = try RawConnection(port: exporter.port)
         longLine.send("GET /\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
         let longAnswer = longLine.readUntilClosed()
-        XCTAssertTrue(longAnswer.text.hasPrefix("HTTP/1.1 431") || longAnswer.text.hasPrefix("HTTP/1.1 400") || longAnswer.text.hasPrefix("HTTP/1.1 414"), longAnswer.text)
+        XCTAssertTrue(
+            longAnswer.text.hasPrefix("HTTP/1.1 431") || longAnswer.text.hasPrefix("HTTP/1.1 400")
+                || longAnswer.text.hasPrefix("HTTP/1.1 414"), longAnswer.text)
 
         let garbage = try RawConnection(port: exporter.port)
         garbage.send([0x00, 0x01, 0xFF, 0xFE] + Array("\r\n\r\nnot http at all\r\n\r\n".utf8))

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import XCTest
+
 @testable import Cloudy
 
 /// What each path answers, through the server's real pipeline on an `EmbeddedChannel`: health,
@@ -16,8 +17,10 @@ final class RoutesTests: XCTestCase {
     // MARK: health and readiness
 
     /// Asks each of `paths` (aliases of one endpoint) and checks the plain-text answer.
-    func assertPlainText(_ server: EmbeddedHTTPConnection, _ paths: [String], status: Int, text: String,
-                         file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertPlainText(
+        _ server: EmbeddedHTTPConnection, _ paths: [String], status: Int, text: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for path in paths {
             let answer = try server.request(path)
             XCTAssertEqual(answer.status, status, path, file: file, line: line)
@@ -32,8 +35,9 @@ final class RoutesTests: XCTestCase {
     }
 
     func testNotReadyUntilEveryPlaceHadAFirstRefresh() throws {
-        try assertPlainText(connection(.waitingForFirstRefresh), ["/readyz", "/-/ready"], status: 503,
-                            text: "not ready: waiting for the first refresh of 3 of 3 places\n")
+        try assertPlainText(
+            connection(.waitingForFirstRefresh), ["/readyz", "/-/ready"], status: 503,
+            text: "not ready: waiting for the first refresh of 3 of 3 places\n")
     }
 
     func testReadyOnBothPathsOnceRefreshed() throws {
@@ -256,11 +260,13 @@ func makeServerTestStore(_ state: ServerTestStoreState, telemetryPath: String = 
     ]
     let telemetry = ExporterTelemetry(startedAt: fetchedAt - 600)
     telemetry.recordUpstream(provider: .openMeteo, code: "200")
-    let store = WeatherStore(config: Config(places: places), telemetry: telemetry, telemetryPath: telemetryPath,
-                             now: fetchedAt)
+    let store = WeatherStore(
+        config: Config(places: places), telemetry: telemetry, telemetryPath: telemetryPath,
+        now: fetchedAt)
     let failure = WeatherFetchError("open-meteo: HTTP 503\nupstream body")
-    let decoded = OpenMeteoProvider.decode(try TestPaths.fixtureBytes("open-meteo-forecast-multi.json"), places: places,
-                                           forecast: ForecastSettings())
+    let decoded = OpenMeteoProvider.decode(
+        try TestPaths.fixtureBytes("open-meteo-forecast-multi.json"), places: places,
+        forecast: ForecastSettings())
     let outcomes: [Result<WeatherSnapshot, WeatherFetchError>]
     switch state {
     case .waitingForFirstRefresh: return store

@@ -54,22 +54,28 @@ final class ScriptedHTTPServer: @unchecked Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case let .head(head): self.head = head
+            case .head(let head): self.head = head
             case .body: break
             case .end:
                 guard let head else { return }
                 switch script(head) {
-                case let .respond(status, headers, body):
+                case .respond(let status, let headers, let body):
                     var httpHeaders = HTTPHeaders(headers)
                     httpHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
-                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: httpHeaders))), promise: nil)
+                    context.write(
+                        wrapOutboundOut(
+                            .head(HTTPResponseHead(version: .http1_1, status: status, headers: httpHeaders))),
+                        promise: nil)
                     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                case let .cutShort(announced, sent):
+                case .cutShort(let announced, let sent):
                     let headers = HTTPHeaders([("Content-Length", String(announced))])
-                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                    context.write(
+                        wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                        promise: nil)
                     let channel = context.channel
-                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: sent))))).whenComplete { _ in
+                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: sent))))).whenComplete {
+                        _ in
                         channel.close(promise: nil)
                     }
                 case .hang:

@@ -27,11 +27,15 @@ enum TestPaths {
 
 /// Runs a program to completion and returns its exit status and output.
 @discardableResult
-func runProgram(_ path: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func runProgram(_ path: String, _ arguments: [String], input: Data? = nil) throws -> (
+    status: Int32, stdout: String, stderr: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe(), inp = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let inp = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = inp
@@ -47,7 +51,8 @@ func runProgram(_ path: String, _ arguments: [String], input: Data? = nil) throw
 /// promtool from Debian's `prometheus` package; scripts/test installs it. A missing promtool
 /// fails the test rather than skipping it, so CI can never pass without the check.
 func promtoolPath() throws -> String {
-    for path in ["/usr/bin/promtool", "/usr/local/bin/promtool"] where FileManager.default.isExecutableFile(atPath: path) {
+    for path in ["/usr/bin/promtool", "/usr/local/bin/promtool"]
+    where FileManager.default.isExecutableFile(atPath: path) {
         return path
     }
     XCTFail("promtool not found: install Debian's prometheus package (scripts/test does)")

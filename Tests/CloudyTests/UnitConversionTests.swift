@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Cloudy
 
 /// The exact factors of the contract: °F = °C × 9/5 + 32; 1 m/s = 3.6 km/h;
@@ -45,8 +46,8 @@ final class UnitConversionTests: XCTestCase {
         XCTAssertEqual(StatusViewModel.number(-0.04), "0.0")
         XCTAssertEqual(StatusViewModel.number(-3.25), "-3.3", "halves round away from zero")
         // 1781525700 + 7200 = 14:15 local in Berlin.
-        XCTAssertEqual(StatusViewModel.clock(1781525700 + 7200, notation: .h24), "14:15")
-        XCTAssertEqual(StatusViewModel.clock(1781525700 + 7200, notation: .h12), "2:15 PM")
+        XCTAssertEqual(StatusViewModel.clock(1_781_525_700 + 7200, notation: .h24), "14:15")
+        XCTAssertEqual(StatusViewModel.clock(1_781_525_700 + 7200, notation: .h12), "2:15 PM")
         XCTAssertEqual(StatusViewModel.clock(0, notation: .h12), "12:00 AM")
     }
 }

@@ -19,8 +19,10 @@ public final class CloudyApplication: Sendable {
 
     /// Loads the config (a `ConfigError` here means nothing was started) and binds the listen
     /// addresses (a taken port fails here too).
-    public static func build(options: ExporterOptions, logger: Logger,
-                             clock: ExporterClock = SystemClock()) async throws -> CloudyApplication {
+    public static func build(
+        options: ExporterOptions, logger: Logger,
+        clock: ExporterClock = SystemClock()
+    ) async throws -> CloudyApplication {
         // From here on SIGTERM/SIGINT mean a graceful stop and SIGHUP a reload, even when they
         // arrive during start-up: a signal before `run()` must not kill the process.
         let signals = ProcessSignals(logger: logger)
@@ -43,40 +45,49 @@ public final class CloudyApplication: Sendable {
         return app
     }
 
-    private init(options: ExporterOptions, config: Config, logger: Logger, signals: ProcessSignals, clock: ExporterClock) {
+    private init(
+        options: ExporterOptions, config: Config, logger: Logger, signals: ProcessSignals, clock: ExporterClock
+    ) {
         self.options = options
         self.signals = signals
         self.logger = logger
         let now = clock.now()
         let config = FairUse.clampInterval(config, logger: logger)
-        store = WeatherStore(config: config, telemetry: ExporterTelemetry(startedAt: now),
-                             telemetryPath: options.telemetryPath, now: now)
-        let userAgent = config.provider.userAgent
+        store = WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: now),
+            telemetryPath: options.telemetryPath, now: now)
+        let userAgent =
+            config.provider.userAgent
             ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
-        refresher = Refresher(store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
-                              logger: logger, clock: clock)
-        let reloader = ConfigReloader(options: options, store: store, refresher: refresher, clock: clock, logger: logger)
+        refresher = Refresher(
+            store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
+            logger: logger, clock: clock)
+        let reloader = ConfigReloader(
+            options: options, store: store, refresher: refresher, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
         let routes = Routes(store: store, telemetryPath: options.telemetryPath) { reloader.reload() }
         server = HTTPServer(group: group, routes: routes, logger: logger)
         // Signals are handled by `ProcessSignals`, which asks this group to shut down.
-        let services = ServiceGroup(configuration: .init(
-            services: [.init(service: RefreshService(refresher: refresher)), .init(service: server)],
-            gracefulShutdownSignals: [],
-            logger: logger
-        ))
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: RefreshService(refresher: refresher)), .init(service: server)],
+                gracefulShutdownSignals: [],
+                logger: logger
+            ))
         self.services = services
         signals.onStop { Task { await services.triggerGracefulShutdown() } }
         signals.onHangup {
             logger.info("SIGHUP received, reloading the config")
             reloader.reload()
         }
-        logger.info("config loaded", metadata: [
-            "file": "\(options.configFile ?? DefaultConfig.fileName)", "places": "\(config.places.count)",
-            "provider": "\(config.provider.name.rawValue)",
-            "interval": "\(PrometheusDuration.format(config.refresh.interval))",
-        ])
+        logger.info(
+            "config loaded",
+            metadata: [
+                "file": "\(options.configFile ?? DefaultConfig.fileName)", "places": "\(config.places.count)",
+                "provider": "\(config.provider.name.rawValue)",
+                "interval": "\(PrometheusDuration.format(config.refresh.interval))",
+            ])
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets scrapes in flight finish,

@@ -12,9 +12,11 @@ public struct ExporterOptions: Sendable {
     /// `--shard`; nil leaves the config's `shard:` (default 0/1) in force.
     public var shard: Shard?
 
-    public init(configFile: String? = nil, listenAddresses: [ListenAddress] = [ListenAddress(host: nil, port: 10150)],
-                telemetryPath: String = "/metrics", logLevel: Logger.Level = .info, logFormat: LogFormat = .logfmt,
-                storagePath: String = "./data", shard: Shard? = nil) {
+    public init(
+        configFile: String? = nil, listenAddresses: [ListenAddress] = [ListenAddress(host: nil, port: 10150)],
+        telemetryPath: String = "/metrics", logLevel: Logger.Level = .info, logFormat: LogFormat = .logfmt,
+        storagePath: String = "./data", shard: Shard? = nil
+    ) {
         self.configFile = configFile
         self.listenAddresses = listenAddresses
         self.telemetryPath = telemetryPath
@@ -27,7 +29,9 @@ public struct ExporterOptions: Sendable {
     /// Reads the config these options point at (the embedded default when there is no file),
     /// keeping only the places this replica's shard owns.
     public func loadConfig() throws(ConfigError) -> Config {
-        var config = try configFile.map { path throws(ConfigError) in try ConfigLoader.load(file: path) } ?? ConfigLoader.loadDefault()
+        var config =
+            try configFile.map { path throws(ConfigError) in try ConfigLoader.load(file: path) }
+            ?? ConfigLoader.loadDefault()
         if let shard { config.shard = shard }
         config.places = config.places.filter { config.shard.owns($0.name) }
         return config

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CMalloc
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How the process is set up for a long life in a small container: descriptor limit, malloc
 /// arenas, and how many event-loop threads the CPUs it may run on can keep busy.
@@ -31,7 +32,7 @@ enum RuntimeTuning {
     /// Bits set in `Cpus_allowed` of /proc/self/status (hex words separated by commas).
     static func allowedCPUs() -> Int? {
         guard let status = ProcessMetrics.readFile("/proc/self/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
         else { return nil }
         var count = 0
         for character in line.dropFirst("Cpus_allowed:".count) where character.isHexDigit {

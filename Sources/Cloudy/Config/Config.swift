@@ -11,9 +11,11 @@ public struct Config: Sendable, Equatable {
     /// The replica's share of `places` (`shard:`; `--shard` overrides it).
     public var shard: Shard = .all
 
-    public init(provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
-                refresh: RefreshSettings = .init(), units: UnitSettings = .init(), forecast: ForecastSettings = .init(),
-                places: [Place]) {
+    public init(
+        provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
+        refresh: RefreshSettings = .init(), units: UnitSettings = .init(), forecast: ForecastSettings = .init(),
+        places: [Place]
+    ) {
         self.provider = provider
         self.geocodingURL = geocodingURL
         self.refresh = refresh
@@ -48,8 +50,10 @@ public struct ProviderSettings: Sendable, Equatable {
     /// OpenWeatherMap only: One Call 3.0 instead of the free 2.5 endpoints.
     public var oneCall = false
 
-    public init(name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, apiKey: Secret? = nil,
-                userAgent: String? = nil) {
+    public init(
+        name: ProviderName = .openMeteo, url: String? = nil, apiKeyFile: String? = nil, apiKey: Secret? = nil,
+        userAgent: String? = nil
+    ) {
         self.name = name
         self.url = url ?? name.defaultURL
         self.apiKeyFile = apiKeyFile

@@ -45,11 +45,14 @@ public enum ConfigLoader {
                 userAgent: try provider.string("user_agent")
             )
             if let oneCall = try provider.bool("one_call") {
-                guard name == .openWeatherMap else { throw provider.error("one_call", "applies to openweathermap only") }
+                guard name == .openWeatherMap else {
+                    throw provider.error("one_call", "applies to openweathermap only")
+                }
                 config.provider.oneCall = oneCall
             }
         }
-        if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty {
+        if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty
+        {
             config.provider.apiKey = Secret(key)
         }
         try checkProviderNeeds(config.provider, document)
@@ -73,7 +76,9 @@ public enum ConfigLoader {
         }
         config.places = try places(document, units: config.units)
         if let text = try document.string("shard") {
-            guard let shard = Shard(text) else { throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT") }
+            guard let shard = Shard(text) else {
+                throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
+            }
             config.shard = shard
         }
         return config
@@ -84,14 +89,19 @@ public enum ConfigLoader {
     private static func checkProviderNeeds(_ provider: ProviderSettings, _ document: YAMLMapping) throws(ConfigError) {
         let section = try document.mapping("provider")
         func error(_ key: String, _ reason: String) -> ConfigError {
-            section?.error(key, reason) ?? ConfigError(file: document.file, line: nil, field: "provider.\(key)", reason: reason)
+            section?.error(key, reason)
+                ?? ConfigError(file: document.file, line: nil, field: "provider.\(key)", reason: reason)
         }
         switch provider.name {
         case .openWeatherMap where provider.apiKey == nil:
             throw error("api_key_file", "openweathermap needs an API key: give api_key_file or set CLOUDY_API_KEY")
         case .metNorway:
-            guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }), agent.contains("/") || agent.contains(" ") else {
-                throw error("user_agent", "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
+            guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }),
+                agent.contains("/") || agent.contains(" ")
+            else {
+                throw error(
+                    "user_agent",
+                    "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
             }
         default:
             break
@@ -100,7 +110,8 @@ public enum ConfigLoader {
 
     /// Reads a key file: its first line, trimmed. The message names the file, never the key.
     private static func readKey(_ path: String, _ provider: YAMLMapping) throws(ConfigError) -> Secret {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
             throw provider.error("api_key_file", "cannot read \(path)")
         }
         let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -124,7 +135,8 @@ public enum ConfigLoader {
             guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
             if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }
             if let first = seen[name] {
-                throw entry.error("name", "\"\(name)\" is already the name of locations[\(first)]; names must be unique")
+                throw entry.error(
+                    "name", "\"\(name)\" is already the name of locations[\(first)]; names must be unique")
             }
             seen[name] = index
             let city = try entry.string("city")
@@ -133,7 +145,9 @@ public enum ConfigLoader {
                 if entry.has("latitude") || entry.has("longitude") {
                     throw entry.error("city", "give either city or latitude and longitude, not both")
                 }
-                if city.trimmingCharacters(in: .whitespaces).count < 2 { throw entry.error("city", "must name a place (two characters or more)") }
+                if city.trimmingCharacters(in: .whitespaces).count < 2 {
+                    throw entry.error("city", "must name a place (two characters or more)")
+                }
             } else if country != nil {
                 throw entry.error("country", "narrows a city: lookup; give city: too")
             }
@@ -157,18 +171,26 @@ public enum ConfigLoader {
                 placeUnits = try unitSettings(override, base: units, allowTime: false)
             }
             if let city {
-                places.append(Place(name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone, units: placeUnits))
+                places.append(
+                    Place(
+                        name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone,
+                        units: placeUnits))
             } else if let latitude, let longitude {
-                places.append(Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
+                places.append(
+                    Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
             }
         }
         return places
     }
 
-    private static func unitSettings(_ map: YAMLMapping, base: UnitSettings, allowTime: Bool) throws(ConfigError) -> UnitSettings {
+    private static func unitSettings(_ map: YAMLMapping, base: UnitSettings, allowTime: Bool) throws(ConfigError)
+        -> UnitSettings
+    {
         try map.rejectUnknownKeys(allowTime ? ["temperature", "wind_speed", "time"] : ["temperature", "wind_speed"])
         var settings = base
-        if let temperature = try map.oneOrMore("temperature", TemperatureUnit.self) { settings.temperature = temperature }
+        if let temperature = try map.oneOrMore("temperature", TemperatureUnit.self) {
+            settings.temperature = temperature
+        }
         if let wind = try map.oneOrMore("wind_speed", WindSpeedUnit.self) { settings.windSpeed = wind }
         if allowTime, let time = try map.oneOf("time", TimeNotation.self) { settings.time = time }
         return settings
@@ -184,12 +206,12 @@ public enum ConfigLoader {
 
     private static func yamlSyntaxError(_ error: Error, file: String?) -> ConfigError {
         switch error {
-        case let YamlError.scanner(context, problem, mark, _),
-             let YamlError.parser(context, problem, mark, _),
-             let YamlError.composer(context, problem, mark, _):
+        case YamlError.scanner(let context, let problem, let mark, _),
+            YamlError.parser(let context, let problem, let mark, _),
+            YamlError.composer(let context, let problem, let mark, _):
             let detail = context.map { "\(problem) (\($0.text))" } ?? problem
             return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
-        case let YamlError.duplicatedKeysInMapping(duplicates, context):
+        case YamlError.duplicatedKeysInMapping(let duplicates, let context):
             let keys = duplicates.joined(separator: ", ")
             return ConfigError(file: file, line: context.mark.line, field: "", reason: "duplicate key: \(keys)")
         default:
@@ -208,8 +230,11 @@ public enum PlaceName {
         if name.count > maxLength { return "is \(name.count) characters long; at most \(maxLength) are allowed" }
         // Escaping makes quotes, backslashes and newlines safe in labels and HTML; other
         // control characters have no readable form anywhere, so they are refused.
-        if let bad = name.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }) {
-            return "contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
+        if let bad = name.unicodeScalars.first(where: {
+            ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+        }) {
+            return
+                "contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
         }
         return nil
     }

@@ -22,7 +22,8 @@ public enum PrometheusDuration {
             }
             guard index > start, index - start <= 15 else { return nil }
             var suffixEnd = index
-            while suffixEnd < chars.count, chars[suffixEnd] >= UInt8(ascii: "a"), chars[suffixEnd] <= UInt8(ascii: "z") {
+            while suffixEnd < chars.count, chars[suffixEnd] >= UInt8(ascii: "a"), chars[suffixEnd] <= UInt8(ascii: "z")
+            {
                 suffixEnd += 1
             }
             let suffix = String(decoding: chars[index..<suffixEnd], as: UTF8.self)

@@ -15,7 +15,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 10_000,
-              index >= 0, index < count else { return nil }
+            index >= 0, index < count
+        else { return nil }
         self.init(index: index, count: count)
     }
 

@@ -12,12 +12,14 @@ struct YAMLMapping {
         self.node = node
         self.path = path
         self.file = file
-        guard case let .mapping(mapping) = node else {
-            throw ConfigError(file: file, line: node.mark?.line, field: path, reason: "must be a mapping of keys to values, found \(describe(node))")
+        guard case .mapping(let mapping) = node else {
+            throw ConfigError(
+                file: file, line: node.mark?.line, field: path,
+                reason: "must be a mapping of keys to values, found \(describe(node))")
         }
         var pairs: [(key: String, keyNode: Node, value: Node)] = []
         for (key, value) in mapping {
-            guard case let .scalar(scalar) = key else {
+            guard case .scalar(let scalar) = key else {
                 throw ConfigError(file: file, line: key.mark?.line, field: path, reason: "keys must be plain words")
             }
             pairs.append((scalar.string, key, value))
@@ -36,15 +38,18 @@ struct YAMLMapping {
 
     func rejectUnknownKeys(_ allowed: [String]) throws(ConfigError) {
         for pair in pairs where !allowed.contains(pair.key) {
-            throw ConfigError(file: file, line: pair.keyNode.mark?.line, field: fieldPath(pair.key),
-                              reason: "unknown key (allowed here: \(allowed.joined(separator: ", ")))")
+            throw ConfigError(
+                file: file, line: pair.keyNode.mark?.line, field: fieldPath(pair.key),
+                reason: "unknown key (allowed here: \(allowed.joined(separator: ", ")))")
         }
     }
 
     /// The value node, or nil when the key is absent or explicitly null.
     private func value(_ key: String) -> Node? {
         guard let node = pairs.first(where: { $0.key == key })?.value else { return nil }
-        if case let .scalar(scalar) = node, scalar.style == .plain, ["", "~", "null", "Null", "NULL"].contains(scalar.string) {
+        if case .scalar(let scalar) = node, scalar.style == .plain,
+            ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+        {
             return nil
         }
         return node
@@ -52,7 +57,7 @@ struct YAMLMapping {
 
     private func scalar(_ key: String, expecting: String) throws(ConfigError) -> Node.Scalar? {
         guard let node = value(key) else { return nil }
-        guard case let .scalar(scalar) = node else {
+        guard case .scalar(let scalar) = node else {
             throw error(key, "must be \(expecting), found \(describe(node))")
         }
         return scalar
@@ -75,7 +80,8 @@ struct YAMLMapping {
         guard var text = try string(key) else { return nil }
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
-              !text.contains(" "), !text.contains("?"), !text.contains("#") else {
+            !text.contains(" "), !text.contains("?"), !text.contains("#")
+        else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
         while text.hasSuffix("/") { text.removeLast() }
@@ -88,7 +94,9 @@ struct YAMLMapping {
             throw error(key, "must be a number, found \"\(scalar.string)\"")
         }
         guard range.contains(value) else {
-            throw error(key, "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), found \(scalar.string)")
+            throw error(
+                key,
+                "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), found \(scalar.string)")
         }
         return value
     }
@@ -115,23 +123,27 @@ struct YAMLMapping {
         return seconds
     }
 
-    func oneOf<Choice: RawRepresentable & CaseIterable>(_ key: String, _ type: Choice.Type) throws(ConfigError) -> Choice?
+    func oneOf<Choice: RawRepresentable & CaseIterable>(_ key: String, _ type: Choice.Type) throws(ConfigError)
+        -> Choice?
     where Choice.RawValue == String {
         guard let text = try string(key) else { return nil }
         return try choice(text, key: key, type)
     }
 
     /// One value or a list of them (`celsius` or `[celsius, fahrenheit]`), without duplicates.
-    func oneOrMore<Choice: RawRepresentable & CaseIterable & Equatable>(_ key: String, _ type: Choice.Type) throws(ConfigError) -> [Choice]?
+    func oneOrMore<Choice: RawRepresentable & CaseIterable & Equatable>(_ key: String, _ type: Choice.Type)
+        throws(ConfigError) -> [Choice]?
     where Choice.RawValue == String {
         guard let node = value(key) else { return nil }
         switch node {
-        case let .scalar(scalar):
+        case .scalar(let scalar):
             return [try choice(scalar.string, key: key, type)]
-        case let .sequence(sequence):
+        case .sequence(let sequence):
             var out: [Choice] = []
             for item in sequence {
-                guard case let .scalar(scalar) = item else { throw error(key, "list items must be unit names, found \(describe(item))") }
+                guard case .scalar(let scalar) = item else {
+                    throw error(key, "list items must be unit names, found \(describe(item))")
+                }
                 let value = try choice(scalar.string, key: key, type)
                 if out.contains(value) { throw error(key, "lists \(scalar.string) twice") }
                 out.append(value)
@@ -143,7 +155,8 @@ struct YAMLMapping {
         }
     }
 
-    private func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, key: String, _ type: Choice.Type) throws(ConfigError) -> Choice
+    private func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, key: String, _ type: Choice.Type)
+        throws(ConfigError) -> Choice
     where Choice.RawValue == String {
         guard let value = Choice(rawValue: text) else {
             let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
@@ -159,7 +172,7 @@ struct YAMLMapping {
 
     func sequence(_ key: String) throws(ConfigError) -> YAMLSequence? {
         guard let node = value(key) else { return nil }
-        guard case let .sequence(sequence) = node else {
+        guard case .sequence(let sequence) = node else {
             throw error(key, "must be a list, found \(describe(node))")
         }
         return YAMLSequence(items: Array(sequence), line: node.mark?.line, path: fieldPath(key), file: file)
@@ -179,7 +192,7 @@ struct YAMLSequence {
 
 private func describe(_ node: Node) -> String {
     switch node {
-    case let .scalar(scalar): return "\"\(scalar.string)\""
+    case .scalar(let scalar): return "\"\(scalar.string)\""
     case .mapping: return "a mapping"
     case .sequence: return "a list"
     case .alias: return "an alias"

@@ -112,7 +112,10 @@ public final class CurlHTTPClient: Sendable {
             set(cloudy_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             // COPYPOSTFIELDS copies the bytes (a terminating 0 keeps the pointer valid when empty).
             var bytes = body + [0]
-            set(bytes.withUnsafeMutableBytes { cloudy_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+            set(
+                bytes.withUnsafeMutableBytes {
+                    cloudy_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+                })
         }
         guard setup == CURLE_OK else {
             return .failure(HTTPClientError(.invalidRequest, String(cString: curl_easy_strerror(setup))))
@@ -160,7 +163,9 @@ final class Exchange {
     }
 }
 
-private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+) -> Int {
     guard let userdata, let data else { return 0 }
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
@@ -174,7 +179,9 @@ private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     return length
 }
 
-private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+private func curlWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+) -> Int {
     guard let userdata, let data else { return 0 }
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
@@ -191,7 +198,9 @@ private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, 
     return length
 }
 
-private func curlProgress(_ userdata: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {
+private func curlProgress(
+    _ userdata: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t
+) -> Int32 {
     guard let userdata else { return 0 }
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
     return exchange.client.isCancelled ? 1 : 0

@@ -10,7 +10,8 @@ public struct HTTPRequest: Sendable {
     /// Off for requests that carry a key, so it never travels to another host.
     public var followRedirects = true
 
-    public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10, body: [UInt8]? = nil) {
+    public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10, body: [UInt8]? = nil)
+    {
         self.url = url
         self.headers = headers
         self.timeout = timeout

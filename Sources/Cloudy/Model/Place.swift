@@ -15,7 +15,9 @@ public struct Place: Sendable, Equatable {
     /// False only for a `city:` place whose coordinates are not known yet.
     public var isLocated: Bool
 
-    public init(name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()) {
+    public init(
+        name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()
+    ) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude

@@ -6,7 +6,10 @@ public struct UnitSettings: Sendable, Equatable {
     public var windSpeed: [WindSpeedUnit]
     public var time: TimeNotation
 
-    public init(temperature: [TemperatureUnit] = [.celsius], windSpeed: [WindSpeedUnit] = [.metersPerSecond], time: TimeNotation = .h24) {
+    public init(
+        temperature: [TemperatureUnit] = [.celsius], windSpeed: [WindSpeedUnit] = [.metersPerSecond],
+        time: TimeNotation = .h24
+    ) {
         self.temperature = temperature
         self.windSpeed = windSpeed
         self.time = time

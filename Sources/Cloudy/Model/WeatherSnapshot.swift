@@ -15,8 +15,10 @@ public struct WeatherSnapshot: Sendable, Equatable {
     public var latitude: Double?
     public var longitude: Double?
 
-    public init(current: CurrentConditions, daily: [DailyForecast] = [], hourly: [HourlyForecast] = [],
-                timezone: String? = nil, utcOffsetSeconds: Int = 0, latitude: Double? = nil, longitude: Double? = nil) {
+    public init(
+        current: CurrentConditions, daily: [DailyForecast] = [], hourly: [HourlyForecast] = [],
+        timezone: String? = nil, utcOffsetSeconds: Int = 0, latitude: Double? = nil, longitude: Double? = nil
+    ) {
         self.current = current
         self.daily = daily
         self.hourly = hourly
@@ -47,11 +49,13 @@ public struct CurrentConditions: Sendable, Equatable {
     /// WMO weather interpretation code.
     public var conditionCode: Int?
 
-    public init(observedAt: Double? = nil, temperatureCelsius: Double? = nil, apparentTemperatureCelsius: Double? = nil,
-                dewPointCelsius: Double? = nil, relativeHumidityRatio: Double? = nil, windSpeedMetersPerSecond: Double? = nil,
-                windGustMetersPerSecond: Double? = nil, windDirectionDegrees: Double? = nil, pressureMslPascals: Double? = nil,
-                cloudCoverRatio: Double? = nil, precipitationMeters: Double? = nil, uvIndex: Double? = nil,
-                visibilityMeters: Double? = nil, isDay: Bool? = nil, conditionCode: Int? = nil) {
+    public init(
+        observedAt: Double? = nil, temperatureCelsius: Double? = nil, apparentTemperatureCelsius: Double? = nil,
+        dewPointCelsius: Double? = nil, relativeHumidityRatio: Double? = nil, windSpeedMetersPerSecond: Double? = nil,
+        windGustMetersPerSecond: Double? = nil, windDirectionDegrees: Double? = nil, pressureMslPascals: Double? = nil,
+        cloudCoverRatio: Double? = nil, precipitationMeters: Double? = nil, uvIndex: Double? = nil,
+        visibilityMeters: Double? = nil, isDay: Bool? = nil, conditionCode: Int? = nil
+    ) {
         self.observedAt = observedAt
         self.temperatureCelsius = temperatureCelsius
         self.apparentTemperatureCelsius = apparentTemperatureCelsius
@@ -86,10 +90,12 @@ public struct DailyForecast: Sendable, Equatable {
     public var sunrise: Double?
     public var sunset: Double?
 
-    public init(daysAhead: Int, date: Double? = nil, temperatureMaxCelsius: Double? = nil, temperatureMinCelsius: Double? = nil,
-                precipitationSumMeters: Double? = nil, precipitationProbabilityRatio: Double? = nil,
-                windSpeedMaxMetersPerSecond: Double? = nil, windGustMaxMetersPerSecond: Double? = nil,
-                uvIndexMax: Double? = nil, conditionCode: Int? = nil, sunrise: Double? = nil, sunset: Double? = nil) {
+    public init(
+        daysAhead: Int, date: Double? = nil, temperatureMaxCelsius: Double? = nil, temperatureMinCelsius: Double? = nil,
+        precipitationSumMeters: Double? = nil, precipitationProbabilityRatio: Double? = nil,
+        windSpeedMaxMetersPerSecond: Double? = nil, windGustMaxMetersPerSecond: Double? = nil,
+        uvIndexMax: Double? = nil, conditionCode: Int? = nil, sunrise: Double? = nil, sunset: Double? = nil
+    ) {
         self.daysAhead = daysAhead
         self.date = date
         self.temperatureMaxCelsius = temperatureMaxCelsius
@@ -117,8 +123,10 @@ public struct HourlyForecast: Sendable, Equatable {
     public var windSpeedMetersPerSecond: Double?
     public var conditionCode: Int?
 
-    public init(hoursAhead: Int, time: Double, temperatureCelsius: Double? = nil, precipitationProbabilityRatio: Double? = nil,
-                precipitationMeters: Double? = nil, windSpeedMetersPerSecond: Double? = nil, conditionCode: Int? = nil) {
+    public init(
+        hoursAhead: Int, time: Double, temperatureCelsius: Double? = nil, precipitationProbabilityRatio: Double? = nil,
+        precipitationMeters: Double? = nil, windSpeedMetersPerSecond: Double? = nil, conditionCode: Int? = nil
+    ) {
         self.hoursAhead = hoursAhead
         self.time = time
         self.temperatureCelsius = temperatureCelsius

@@ -28,8 +28,9 @@ enum DailyAggregate {
             if let amount = step.precipitation {
                 entry.precipitationSumMeters = (entry.precipitationSumMeters ?? 0) + amount
             }
-            entry.precipitationProbabilityRatio = maxOf(entry.precipitationProbabilityRatio,
-                                                        step.precipitationProbability)
+            entry.precipitationProbabilityRatio = maxOf(
+                entry.precipitationProbabilityRatio,
+                step.precipitationProbability)
             entry.windSpeedMaxMetersPerSecond = maxOf(entry.windSpeedMaxMetersPerSecond, step.windSpeed)
             entry.windGustMaxMetersPerSecond = maxOf(entry.windGustMaxMetersPerSecond, step.windGust)
             // The most severe condition of the day; WMO codes grow with severity.

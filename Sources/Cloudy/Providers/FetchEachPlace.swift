@@ -4,8 +4,10 @@ import NIOConcurrencyHelpers
 /// For providers that take one place per request: runs `fetch` for every place on Dispatch's
 /// global queue with at most `maxInFlight` requests at once, and returns the outcomes in the
 /// order of `places`. Blocks the calling (refresh) thread until all are done.
-func fetchEachPlace(_ places: [Place], maxInFlight: Int,
-                    _ fetch: @escaping @Sendable (Place) -> Result<WeatherSnapshot, WeatherFetchError>) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+func fetchEachPlace(
+    _ places: [Place], maxInFlight: Int,
+    _ fetch: @escaping @Sendable (Place) -> Result<WeatherSnapshot, WeatherFetchError>
+) -> [Result<WeatherSnapshot, WeatherFetchError>] {
     let results = NIOLockedValueBox([Result<WeatherSnapshot, WeatherFetchError>?](repeating: nil, count: places.count))
     let slots = DispatchSemaphore(value: max(1, maxInFlight))
     let group = DispatchGroup()

@@ -27,8 +27,10 @@ public final class Geocoder: @unchecked Sendable {
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
     private let jitter: @Sendable () -> Double
 
-    public init(baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording,
-                logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording,
+        logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.baseURL = baseURL
         self.client = client
         self.recorder = recorder
@@ -39,8 +41,9 @@ public final class Geocoder: @unchecked Sendable {
             do {
                 found = try JSONDecoder().decode([String: Found].self, from: data)
             } catch {
-                logger.warning("ignoring unreadable state file",
-                               metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
+                logger.warning(
+                    "ignoring unreadable state file",
+                    metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
                 found = [:]
             }
         } else {
@@ -51,16 +54,20 @@ public final class Geocoder: @unchecked Sendable {
     /// Each place with coordinates: as configured, from the state file, or looked up now.
     /// A place that cannot be located yet comes back as a failure saying why. `now` (Unix
     /// seconds) times the retries and reads `Retry-After` dates.
-    public func locate(_ places: [Place], now: Double,
-                       retryInterval: Double) -> [Result<Place, WeatherFetchError>] {
+    public func locate(
+        _ places: [Place], now: Double,
+        retryInterval: Double
+    ) -> [Result<Place, WeatherFetchError>] {
         places.map { place in
             guard let search = place.city else { return .success(place) }
             return lock.withLock { locate(place, search: search, now: now, retryInterval: retryInterval) }
         }
     }
 
-    private func locate(_ place: Place, search: CitySearch, now: Double,
-                        retryInterval: Double) -> Result<Place, WeatherFetchError> {
+    private func locate(
+        _ place: Place, search: CitySearch, now: Double,
+        retryInterval: Double
+    ) -> Result<Place, WeatherFetchError> {
         if let known = found[place.name], known.search == search {
             return .success(located(place, known))
         }
@@ -68,18 +75,20 @@ public final class Geocoder: @unchecked Sendable {
             return .failure(WeatherFetchError("geocoding \(search.description): \(waiting.reason); retrying later"))
         }
         switch lookUp(search, now: now) {
-        case let .success(choice):
+        case .success(let choice):
             found[place.name] = choice
             retries[place.name] = nil
             save()
             return .success(located(place, choice))
-        case let .failure(error):
+        case .failure(let error):
             var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
             backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
             retries[place.name] = (backoff, error.message)
-            logger.warning("city look-up failed", metadata: [
-                "location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)",
-            ])
+            logger.warning(
+                "city look-up failed",
+                metadata: [
+                    "location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)",
+                ])
             return .failure(WeatherFetchError("geocoding \(search.description): \(error.message)", retryAfter: nil))
         }
     }
@@ -96,7 +105,8 @@ public final class Geocoder: @unchecked Sendable {
     func url(for search: CitySearch) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#,")
-        var url = baseURL + "/v1/search?name=" + (search.query.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        var url =
+            baseURL + "/v1/search?name=" + (search.query.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
             + "&count=10&language=en&format=json"
         if let country = search.country { url += "&countryCode=" + country }
         return url
@@ -106,8 +116,8 @@ public final class Geocoder: @unchecked Sendable {
         let response: HTTPResponse
         let request = HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)
         switch client.fetch(request, countedAs: "geocoding", by: recorder) {
-        case let .failure(error): return .failure(error)
-        case let .success(answer): response = answer
+        case .failure(let error): return .failure(error)
+        case .success(let answer): response = answer
         }
         guard response.status == 200 else {
             // The message gets its "geocoding <city>: " prefix where the place's error is made.
@@ -115,20 +125,29 @@ public final class Geocoder: @unchecked Sendable {
         }
         let results: [GeocodingResult]
         switch WeatherAPI.decode(GeocodingAnswer.self, from: response.body, as: "answer") {
-        case let .success(answer): results = answer.results ?? []
-        case let .failure(error): return .failure(error)
+        case .success(let answer): results = answer.results ?? []
+        case .failure(let error): return .failure(error)
         }
         let matches = Self.narrow(results, search)
         guard let choice = matches.first, let latitude = choice.latitude, let longitude = choice.longitude,
-              (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            (-90...90).contains(latitude), (-180...180).contains(longitude)
+        else {
             return .failure(WeatherFetchError("no place matches"))
         }
-        let alternatives = matches.dropFirst().prefix(4).map { "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))" }
-        logger.info("city resolved", metadata: [
-            "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)", "longitude": "\(longitude)",
-            "timezone": "\(choice.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
-        ])
-        return .success(Found(search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label))
+        let alternatives = matches.dropFirst().prefix(4).map {
+            "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))"
+        }
+        logger.info(
+            "city resolved",
+            metadata: [
+                "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)",
+                "longitude": "\(longitude)",
+                "timezone": "\(choice.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
+            ])
+        return .success(
+            Found(
+                search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label
+            ))
     }
 
     /// Results in the geocoder's order, keeping only those in `country` and, when the query has
@@ -136,12 +155,13 @@ public final class Geocoder: @unchecked Sendable {
     static func narrow(_ results: [GeocodingResult], _ search: CitySearch) -> [GeocodingResult] {
         var matches = results
         if let country = search.country {
-            matches = matches.filter { $0.country_code?.uppercased() == country.uppercased() }
+            matches = matches.filter { $0.countryCode?.uppercased() == country.uppercased() }
         }
         if let comma = search.query.firstIndex(of: ",") {
-            let qualifier = search.query[search.query.index(after: comma)...].trimmingCharacters(in: .whitespaces).lowercased()
+            let qualifier = search.query[search.query.index(after: comma)...].trimmingCharacters(in: .whitespaces)
+                .lowercased()
             let qualified = matches.filter { result in
-                [result.country, result.country_code, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
+                [result.country, result.countryCode, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
             }
             if !qualified.isEmpty { matches = qualified }
         }
@@ -150,7 +170,8 @@ public final class Geocoder: @unchecked Sendable {
 
     private func save() {
         do {
-            try FileManager.default.createDirectory(at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let temporary = stateFile.appendingPathExtension("tmp")
@@ -160,8 +181,9 @@ public final class Geocoder: @unchecked Sendable {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stateFile.path])
             }
         } catch {
-            logger.warning("cannot remember resolved places; they will be looked up again after a restart",
-                           metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
+            logger.warning(
+                "cannot remember resolved places; they will be looked up again after a restart",
+                metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
         }
     }
 }
@@ -174,10 +196,15 @@ struct GeocodingResult: Decodable {
     let name: String?
     let latitude: Double?
     let longitude: Double?
-    let country_code: String?
+    let countryCode: String?
     let country: String?
     let admin1: String?
     let timezone: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, latitude, longitude, country, admin1, timezone
+        case countryCode = "country_code"
+    }
 
     var label: String { [name, admin1, country].compactMap { $0 }.joined(separator: ", ") }
 }

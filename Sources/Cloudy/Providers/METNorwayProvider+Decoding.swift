@@ -3,8 +3,10 @@ import Foundation
 /// MET Norway's compact answers read into a snapshot: the first time step is the current
 /// conditions, the hourly steps and the daily aggregates come from the time series.
 extension METNorwayProvider {
-    public static func decode(_ body: [UInt8], place: Place, settings: ForecastSettings,
-                              offset: (Double) -> Int) -> Result<WeatherSnapshot, WeatherFetchError> {
+    public static func decode(
+        _ body: [UInt8], place: Place, settings: ForecastSettings,
+        offset: (Double) -> Int
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
         WeatherAPI.decode(METDocument.self, from: body, as: "met-norway: answer").flatMap { document in
             let steps = document.steps
             guard let first = steps.first else {
@@ -19,8 +21,9 @@ extension METNorwayProvider {
             if settings.hours > 0 {
                 snapshot.hourly = hourlySteps(steps, now: now, hours: settings.hours)
             }
-            snapshot.daily = DailyAggregate.days(steps.map(\.forecastStep), now: now, days: settings.days,
-                                                 offset: offset)
+            snapshot.daily = DailyAggregate.days(
+                steps.map(\.forecastStep), now: now, days: settings.days,
+                offset: offset)
             return .success(snapshot)
         }
     }
@@ -31,15 +34,16 @@ extension METNorwayProvider {
     static func hourlySteps(_ steps: [METTimedStep], now: Double, hours: Int) -> [HourlyForecast] {
         var previousHour: [Double: METPeriod] = [:]
         for step in steps {
-            if let period = step.data.next_1_hours { previousHour[step.time + 3600] = period }
+            if let period = step.data.next1Hours { previousHour[step.time + 3600] = period }
         }
         return steps.compactMap { step in
             guard let ahead = ForecastTime.hoursAhead(step.time, now: now), ahead >= 1, ahead <= hours,
-                  let period = previousHour[step.time] else { return nil }
+                let period = previousHour[step.time]
+            else { return nil }
             return HourlyForecast(
-                hoursAhead: ahead, time: step.time, temperatureCelsius: step.details?.air_temperature,
+                hoursAhead: ahead, time: step.time, temperatureCelsius: step.details?.airTemperature,
                 precipitationMeters: period.precipitationMeters,
-                windSpeedMetersPerSecond: step.details?.wind_speed,
+                windSpeedMetersPerSecond: step.details?.windSpeed,
                 conditionCode: period.wmoCode
             )
         }
@@ -55,15 +59,15 @@ struct METTimedStep {
 
     /// The step as the current conditions.
     var conditions: CurrentConditions {
-        let symbol = data.next_1_hours?.summary?.symbol_code ?? data.next_6_hours?.summary?.symbol_code
+        let symbol = data.next1Hours?.summary?.symbolCode ?? data.next6Hours?.summary?.symbolCode
         return CurrentConditions(
             observedAt: time,
-            temperatureCelsius: details?.air_temperature,
-            relativeHumidityRatio: details?.relative_humidity.map { $0 / 100 },
-            windSpeedMetersPerSecond: details?.wind_speed,
-            windDirectionDegrees: details?.wind_from_direction,
-            pressureMslPascals: details?.air_pressure_at_sea_level.map { $0 * 100 },
-            cloudCoverRatio: details?.cloud_area_fraction.map { $0 / 100 },
+            temperatureCelsius: details?.airTemperature,
+            relativeHumidityRatio: details?.relativeHumidity.map { $0 / 100 },
+            windSpeedMetersPerSecond: details?.windSpeed,
+            windDirectionDegrees: details?.windFromDirection,
+            pressureMslPascals: details?.airPressureAtSeaLevel.map { $0 * 100 },
+            cloudCoverRatio: details?.cloudAreaFraction.map { $0 / 100 },
             isDay: symbol.flatMap(ConditionMapping.isDay(metSymbol:)),
             conditionCode: symbol.flatMap(ConditionMapping.wmo(metSymbol:))
         )
@@ -73,10 +77,11 @@ struct METTimedStep {
     /// where the series is hourly, next_6_hours where it is six-hourly, so no amount is counted
     /// twice.
     var forecastStep: ForecastStep {
-        let period = data.next_1_hours ?? data.next_6_hours
-        return ForecastStep(time: time, temperatureMin: details?.air_temperature,
-                            temperatureMax: details?.air_temperature, precipitation: period?.precipitationMeters,
-                            windSpeed: details?.wind_speed, conditionCode: period?.wmoCode)
+        let period = data.next1Hours ?? data.next6Hours
+        return ForecastStep(
+            time: time, temperatureMin: details?.airTemperature,
+            temperatureMax: details?.airTemperature, precipitation: period?.precipitationMeters,
+            windSpeed: details?.windSpeed, conditionCode: period?.wmoCode)
     }
 }
 
@@ -103,23 +108,44 @@ struct METStep: Decodable {
 struct METData: Decodable {
     struct Instant: Decodable { let details: METDetails? }
     let instant: Instant?
-    let next_1_hours: METPeriod?
-    let next_6_hours: METPeriod?
+    let next1Hours: METPeriod?
+    let next6Hours: METPeriod?
+
+    enum CodingKeys: String, CodingKey {
+        case instant
+        case next1Hours = "next_1_hours"
+        case next6Hours = "next_6_hours"
+    }
 }
 
 struct METDetails: Decodable {
-    let air_temperature, air_pressure_at_sea_level, cloud_area_fraction, relative_humidity: Double?
-    let wind_from_direction, wind_speed: Double?
+    let airTemperature, airPressureAtSeaLevel, cloudAreaFraction, relativeHumidity: Double?
+    let windFromDirection, windSpeed: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case airTemperature = "air_temperature"
+        case airPressureAtSeaLevel = "air_pressure_at_sea_level"
+        case cloudAreaFraction = "cloud_area_fraction"
+        case relativeHumidity = "relative_humidity"
+        case windFromDirection = "wind_from_direction"
+        case windSpeed = "wind_speed"
+    }
 }
 
 struct METPeriod: Decodable {
-    struct Summary: Decodable { let symbol_code: String? }
-    struct Details: Decodable { let precipitation_amount: Double? }
+    struct Summary: Decodable {
+        let symbolCode: String?
+        enum CodingKeys: String, CodingKey { case symbolCode = "symbol_code" }
+    }
+    struct Details: Decodable {
+        let precipitationAmount: Double?
+        enum CodingKeys: String, CodingKey { case precipitationAmount = "precipitation_amount" }
+    }
     let summary: Summary?
     let details: Details?
 
-    var precipitationMeters: Double? { details?.precipitation_amount.map { $0 / 1000 } }
-    var wmoCode: Int? { summary?.symbol_code.flatMap(ConditionMapping.wmo(metSymbol:)) }
+    var precipitationMeters: Double? { details?.precipitationAmount.map { $0 / 1000 } }
+    var wmoCode: Int? { summary?.symbolCode.flatMap(ConditionMapping.wmo(metSymbol:)) }
 }
 
 /// `2026-06-15T12:00:00Z`, the only time form MET sends.
@@ -127,11 +153,13 @@ enum ISOTime {
     static func parse(_ text: String) -> Double? {
         let bytes = Array(text.utf8)
         guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[19] == UInt8(ascii: "Z") else { return nil }
+            bytes[19] == UInt8(ascii: "Z")
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
         let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
         return Double(days * 86400 + hour * 3600 + minute * 60 + second)
     }

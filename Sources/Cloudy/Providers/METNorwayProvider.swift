@@ -26,10 +26,13 @@ public final class METNorwayProvider: WeatherProvider {
     private let warnedDeprecation = NIOLockedValueBox(false)
     private let warnedSolar = NIOLockedValueBox(Set<String>())
 
-    public init(baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-                recorder: UpstreamRecording, logger: Logger, clock: ExporterClock = SystemClock()) {
-        endpoint = UpstreamEndpoint(provider: name, baseURL: baseURL, timeout: timeout, client: client,
-                                    recorder: recorder, clock: clock)
+    public init(
+        baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
+        recorder: UpstreamRecording, logger: Logger, clock: ExporterClock = SystemClock()
+    ) {
+        endpoint = UpstreamEndpoint(
+            provider: name, baseURL: baseURL, timeout: timeout, client: client,
+            recorder: recorder, clock: clock)
         self.forecast = forecast
         self.logger = logger
     }
@@ -53,8 +56,8 @@ public final class METNorwayProvider: WeatherProvider {
         let condition = cached?.lastModified.map { [(name: "If-Modified-Since", value: $0)] } ?? []
         let response: HTTPResponse
         switch endpoint.fetch(endpoint.request(url, headers: condition)) {
-        case let .failure(error): return .failure(error)
-        case let .success(answer): response = answer
+        case .failure(let error): return .failure(error)
+        case .success(let answer): response = answer
         }
         let expires = response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + 1800
         switch response.status {
@@ -66,17 +69,20 @@ public final class METNorwayProvider: WeatherProvider {
             cache.withLockedValue { $0[place.name] = kept }
             return .success(kept.snapshot)
         case 200, 203:
-            if response.status == 203, warnedDeprecation.withLockedValue({ warned in
-                defer { warned = true }
-                return !warned
-            }) {
-                logger.warning("""
+            if response.status == 203,
+                warnedDeprecation.withLockedValue({ warned in
+                    defer { warned = true }
+                    return !warned
+                })
+            {
+                logger.warning(
+                    """
                     met-norway answers 203: this product version is deprecated or beta; \
                     check api.met.no for its successor
                     """)
             }
             let outcome = Self.decode(response.body, place: place, settings: forecast, offset: utcOffset(for: place))
-            if case let .success(snapshot) = outcome {
+            if case .success(let snapshot) = outcome {
                 let lastModified = response.headers["last-modified"]
                 cache.withLockedValue {
                     $0[place.name] = Cached(url: url, snapshot: snapshot, lastModified: lastModified, expires: expires)
@@ -86,8 +92,10 @@ public final class METNorwayProvider: WeatherProvider {
         default:
             // MET answers 403 to a User-Agent it refuses; asking again soon would not help.
             let hint = response.status == 403 ? "MET refuses this User-Agent or has blocked this client" : nil
-            return .failure(WeatherAPI.refusal(response, from: "met-norway", hint: hint, rateLimitStatuses: [429, 403],
-                                               now: endpoint.clock.now()))
+            return .failure(
+                WeatherAPI.refusal(
+                    response, from: "met-norway", hint: hint, rateLimitStatuses: [429, 403],
+                    now: endpoint.clock.now()))
         }
     }
 
@@ -99,7 +107,8 @@ public final class METNorwayProvider: WeatherProvider {
         }
         let hours = Int((place.longitude / 15).rounded())
         if warnedSolar.withLockedValue({ $0.insert(place.name).inserted }) {
-            logger.info("""
+            logger.info(
+                """
                 met-norway sends no time zone; using the solar offset of the longitude \
                 (set timezone: to override)
                 """, metadata: ["location": "\(place.name)", "utc_offset_hours": "\(hours)"])

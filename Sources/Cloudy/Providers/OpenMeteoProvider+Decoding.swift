@@ -6,8 +6,10 @@ extension OpenMeteoProvider {
     /// Decodes an answer for `places` (an object for one place, an array in request order for
     /// several). A place whose entry is broken or lacks a section fails alone; an array of the
     /// wrong length fails the whole batch, since entries can no longer be matched to places.
-    public static func decode(_ body: [UInt8], places: [Place],
-                              forecast: ForecastSettings) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+    public static func decode(
+        _ body: [UInt8], places: [Place],
+        forecast: ForecastSettings
+    ) -> [Result<WeatherSnapshot, WeatherFetchError>] {
         func failAll(_ message: String) -> [Result<WeatherSnapshot, WeatherFetchError>] {
             Array(repeating: .failure(WeatherFetchError("open-meteo: " + message)), count: places.count)
         }
@@ -53,29 +55,39 @@ extension OpenMeteoProvider {
 struct OpenMeteoForecast: Decodable {
     let latitude: Double?
     let longitude: Double?
-    let utc_offset_seconds: Int?
+    let utcOffsetSeconds: Int?
     let timezone: String?
-    let current_units: [String: String]?
+    let currentUnits: [String: String]?
     let current: [String: Double?]?
-    let hourly_units: [String: String]?
+    let hourlyUnits: [String: String]?
     let hourly: [String: [Double?]]?
-    let daily_units: [String: String]?
+    let dailyUnits: [String: String]?
     let daily: [String: [Double?]]?
     let error: Bool?
     let reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, timezone, current, hourly, daily, error, reason
+        case utcOffsetSeconds = "utc_offset_seconds"
+        case currentUnits = "current_units"
+        case hourlyUnits = "hourly_units"
+        case dailyUnits = "daily_units"
+    }
 
     /// The snapshot this answer gives, or why it gives none (an error entry, a missing section).
     func snapshot(forecast: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
         if let reason, error == true {
             return .failure(WeatherFetchError("open-meteo: " + String(reason.prefix(200))))
         }
-        let sections = WeatherAPI.requireSections(of: "open-meteo: answer", current: current, hourly: hourly != nil,
-                                                  daily: daily != nil, settings: forecast)
+        let sections = WeatherAPI.requireSections(
+            of: "open-meteo: answer", current: current, hourly: hourly != nil,
+            daily: daily != nil, settings: forecast)
         return sections.map { current in
             let now = current["time"] ?? nil
-            let offset = WeatherAPI.plausibleOffset(utc_offset_seconds)
-            var snapshot = WeatherSnapshot(current: currentConditions(current), timezone: timezone,
-                                           utcOffsetSeconds: offset, latitude: latitude, longitude: longitude)
+            let offset = WeatherAPI.plausibleOffset(utcOffsetSeconds)
+            var snapshot = WeatherSnapshot(
+                current: currentConditions(current), timezone: timezone,
+                utcOffsetSeconds: offset, latitude: latitude, longitude: longitude)
             if forecast.hours > 0 {
                 snapshot.hourly = hourlySteps(now: now, hours: forecast.hours)
             }
@@ -88,7 +100,7 @@ struct OpenMeteoForecast: Decodable {
 
     /// The current section in base units.
     func currentConditions(_ current: [String: Double?]) -> CurrentConditions {
-        let units = OpenMeteoSectionUnits(declared: current_units ?? [:])
+        let units = OpenMeteoSectionUnits(declared: currentUnits ?? [:])
         func value(_ key: String) -> Double? { current[key] ?? nil }
         return CurrentConditions(
             observedAt: value("time"),
@@ -113,22 +125,24 @@ struct OpenMeteoForecast: Decodable {
     /// whole hour: `hour="1"` is the next whole hour.
     func hourlySteps(now: Double?, hours: Int) -> [HourlyForecast] {
         guard let hourly, let times = hourly["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: hourly_units ?? [:])
+        let units = OpenMeteoSectionUnits(declared: hourlyUnits ?? [:])
         func series(_ key: String, _ index: Int) -> Double? { Self.value(hourly, key, index) }
         let base = now.map { ($0 / 3600).rounded(.down) * 3600 } ?? times.first.flatMap { $0 }
         var steps: [HourlyForecast] = []
         for (index, time) in times.enumerated() {
             guard let time, let base, let ahead = ForecastTime.wholeNumber((time - base) / 3600),
-                  ahead >= 1, ahead <= hours else { continue }
-            steps.append(HourlyForecast(
-                hoursAhead: ahead,
-                time: time,
-                temperatureCelsius: units.celsius("temperature_2m", series("temperature_2m", index)),
-                precipitationProbabilityRatio: units.ratio(series("precipitation_probability", index)),
-                precipitationMeters: units.meters(precipitation: "precipitation", series("precipitation", index)),
-                windSpeedMetersPerSecond: units.metersPerSecond("wind_speed_10m", series("wind_speed_10m", index)),
-                conditionCode: series("weather_code", index).flatMap(Self.code)
-            ))
+                ahead >= 1, ahead <= hours
+            else { continue }
+            steps.append(
+                HourlyForecast(
+                    hoursAhead: ahead,
+                    time: time,
+                    temperatureCelsius: units.celsius("temperature_2m", series("temperature_2m", index)),
+                    precipitationProbabilityRatio: units.ratio(series("precipitation_probability", index)),
+                    precipitationMeters: units.meters(precipitation: "precipitation", series("precipitation", index)),
+                    windSpeedMetersPerSecond: units.metersPerSecond("wind_speed_10m", series("wind_speed_10m", index)),
+                    conditionCode: series("weather_code", index).flatMap(Self.code)
+                ))
         }
         return steps
     }
@@ -138,30 +152,34 @@ struct OpenMeteoForecast: Decodable {
     /// keeps that true whatever the answer holds).
     func dailySteps(now: Double?, offset: Int, days: Int) -> [DailyForecast] {
         guard let daily, let times = daily["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: daily_units ?? [:])
+        let units = OpenMeteoSectionUnits(declared: dailyUnits ?? [:])
         func series(_ key: String, _ index: Int) -> Double? { Self.value(daily, key, index) }
         func localDay(_ time: Double) -> Int? { ForecastTime.localDay(time, offset: offset) }
         let today = now.flatMap(localDay) ?? times.first.flatMap { $0 }.flatMap(localDay)
         var steps: [DailyForecast] = []
         for (index, time) in times.enumerated() {
             guard let time, let today, let day = localDay(time), day - today >= 0, day - today < days else { continue }
-            steps.append(DailyForecast(
-                daysAhead: day - today,
-                date: time,
-                temperatureMaxCelsius: units.celsius("temperature_2m_max", series("temperature_2m_max", index)),
-                temperatureMinCelsius: units.celsius("temperature_2m_min", series("temperature_2m_min", index)),
-                precipitationSumMeters: units.meters(precipitation: "precipitation_sum",
-                                                     series("precipitation_sum", index)),
-                precipitationProbabilityRatio: units.ratio(series("precipitation_probability_max", index)),
-                windSpeedMaxMetersPerSecond: units.metersPerSecond("wind_speed_10m_max",
-                                                                   series("wind_speed_10m_max", index)),
-                windGustMaxMetersPerSecond: units.metersPerSecond("wind_gusts_10m_max",
-                                                                  series("wind_gusts_10m_max", index)),
-                uvIndexMax: series("uv_index_max", index),
-                conditionCode: series("weather_code", index).flatMap(Self.code),
-                sunrise: series("sunrise", index),
-                sunset: series("sunset", index)
-            ))
+            steps.append(
+                DailyForecast(
+                    daysAhead: day - today,
+                    date: time,
+                    temperatureMaxCelsius: units.celsius("temperature_2m_max", series("temperature_2m_max", index)),
+                    temperatureMinCelsius: units.celsius("temperature_2m_min", series("temperature_2m_min", index)),
+                    precipitationSumMeters: units.meters(
+                        precipitation: "precipitation_sum",
+                        series("precipitation_sum", index)),
+                    precipitationProbabilityRatio: units.ratio(series("precipitation_probability_max", index)),
+                    windSpeedMaxMetersPerSecond: units.metersPerSecond(
+                        "wind_speed_10m_max",
+                        series("wind_speed_10m_max", index)),
+                    windGustMaxMetersPerSecond: units.metersPerSecond(
+                        "wind_gusts_10m_max",
+                        series("wind_gusts_10m_max", index)),
+                    uvIndexMax: series("uv_index_max", index),
+                    conditionCode: series("weather_code", index).flatMap(Self.code),
+                    sunrise: series("sunrise", index),
+                    sunset: series("sunset", index)
+                ))
         }
         return steps
     }

@@ -17,11 +17,14 @@ public final class OpenMeteoProvider: WeatherProvider {
     /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
     let apiKey: Secret?
 
-    public init(baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-                recorder: UpstreamRecording, apiKey: Secret? = nil, placesPerRequest: Int = 100,
-                clock: ExporterClock = SystemClock()) {
-        endpoint = UpstreamEndpoint(provider: name, baseURL: baseURL, timeout: timeout, client: client,
-                                    recorder: recorder, clock: clock)
+    public init(
+        baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
+        recorder: UpstreamRecording, apiKey: Secret? = nil, placesPerRequest: Int = 100,
+        clock: ExporterClock = SystemClock()
+    ) {
+        endpoint = UpstreamEndpoint(
+            provider: name, baseURL: baseURL, timeout: timeout, client: client,
+            recorder: recorder, clock: clock)
         self.forecast = forecast
         self.apiKey = apiKey
         self.placesPerRequest = placesPerRequest
@@ -52,15 +55,15 @@ public final class OpenMeteoProvider: WeatherProvider {
         let decoded = DispatchGroup()
         requests: for (index, batch) in batches.enumerated() {
             switch request(batch, logger: logger) {
-            case let .answered(response):
+            case .answered(let response):
                 decoding.async(group: decoded) {
                     let results = self.decodeBatch(response, places: batch)
                     outcomes.withLockedValue { $0[index] = results }
                 }
-            case let .failed(results):
+            case .failed(let results):
                 outcomes.withLockedValue { $0[index] = results }
                 // A rate limit covers every request: the rest of this refresh waits too.
-                if case let .failure(error)? = results.first, error.isRateLimit {
+                if case .failure(let error)? = results.first, error.isRateLimit {
                     let skipped = WeatherFetchError(
                         "open-meteo: not asked: the provider asked to wait (\(error.message))",
                         retryAfter: error.retryAfter, isRateLimit: true)
@@ -114,20 +117,22 @@ public final class OpenMeteoProvider: WeatherProvider {
         logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
         let failure: WeatherFetchError
         switch endpoint.client.fetch(request) {
-        case let .success(response) where response.status == 200:
+        case .success(let response) where response.status == 200:
             return .answered(response)
-        case let .failure(error):
+        case .failure(let error):
             endpoint.recorder.recordUpstream(provider: name, code: error.kind.rawValue)
             failure = WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")
-        case let .success(response):
+        case .success(let response):
             endpoint.recorder.recordUpstream(provider: name, code: String(response.status))
             failure = httpError(response)
         }
         return .failed(Array(repeating: .failure(scrubbed(failure)), count: places.count))
     }
 
-    private func decodeBatch(_ response: HTTPResponse,
-                             places: [Place]) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+    private func decodeBatch(
+        _ response: HTTPResponse,
+        places: [Place]
+    ) -> [Result<WeatherSnapshot, WeatherFetchError>] {
         let outcomes = Self.decode(response.body, places: places, forecast: forecast)
         // A 200 that decodes for no place at all is counted as a decode failure.
         let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
@@ -138,8 +143,9 @@ public final class OpenMeteoProvider: WeatherProvider {
     /// An error message with the API key (if any) blanked out.
     private func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
         guard let apiKey else { return error }
-        return WeatherFetchError(apiKey.scrub(error.message), retryAfter: error.retryAfter,
-                                 isRateLimit: error.isRateLimit)
+        return WeatherFetchError(
+            apiKey.scrub(error.message), retryAfter: error.retryAfter,
+            isRateLimit: error.isRateLimit)
     }
 
     /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.
@@ -147,4 +153,3 @@ public final class OpenMeteoProvider: WeatherProvider {
         WeatherAPI.refusal(response, from: "open-meteo", explainedBy: .reason, now: endpoint.clock.now())
     }
 }
-

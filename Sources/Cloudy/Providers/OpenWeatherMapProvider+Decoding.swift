@@ -3,8 +3,10 @@ import Foundation
 /// OpenWeatherMap's 2.5 answers read into a snapshot: current conditions from `weather`, hourly
 /// steps and daily aggregates from the 3-hour steps of `forecast`.
 extension OpenWeatherMapProvider {
-    public static func decode(current currentBody: [UInt8], forecast forecastBody: [UInt8], place: Place,
-                              settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
+    public static func decode(
+        current currentBody: [UInt8], forecast forecastBody: [UInt8], place: Place,
+        settings: ForecastSettings
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
         let current = WeatherAPI.decode(OWMCurrent.self, from: currentBody, as: "openweathermap: current weather")
         return current.flatMap { current in
             WeatherAPI.decode(OWMForecast.self, from: forecastBody, as: "openweathermap: forecast").flatMap { list in
@@ -13,15 +15,18 @@ extension OpenWeatherMapProvider {
         }
     }
 
-    static func snapshot(current: OWMCurrent, list: OWMForecast, place: Place,
-                         settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
+    static func snapshot(
+        current: OWMCurrent, list: OWMForecast, place: Place,
+        settings: ForecastSettings
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
         guard let now = current.dt, now.isFinite, let main = current.main else {
             return .failure(WeatherFetchError("openweathermap: current weather lacks dt or main"))
         }
         let offset = WeatherAPI.plausibleOffset(current.timezone ?? list.city?.timezone)
-        var snapshot = WeatherSnapshot(current: current.conditions(observedAt: now, main: main),
-                                       timezone: place.timezone, utcOffsetSeconds: offset,
-                                       latitude: current.coord?.lat, longitude: current.coord?.lon)
+        var snapshot = WeatherSnapshot(
+            current: current.conditions(observedAt: now, main: main),
+            timezone: place.timezone, utcOffsetSeconds: offset,
+            latitude: current.coord?.lat, longitude: current.coord?.lon)
         let entries = (list.list ?? []).filter { $0.dt?.isFinite == true }
         if settings.hours > 0 {
             snapshot.hourly = entries.compactMap { $0.hourly(now: now, hours: settings.hours) }
@@ -42,12 +47,12 @@ extension OWMCurrent {
         return CurrentConditions(
             observedAt: now,
             temperatureCelsius: main.temp,
-            apparentTemperatureCelsius: main.feels_like,
+            apparentTemperatureCelsius: main.feelsLike,
             relativeHumidityRatio: main.humidity.map { $0 / 100 },
             windSpeedMetersPerSecond: wind?.speed,
             windGustMetersPerSecond: wind?.gust,
             windDirectionDegrees: wind?.deg,
-            pressureMslPascals: (main.sea_level ?? main.pressure).map { $0 * 100 },
+            pressureMslPascals: (main.seaLevel ?? main.pressure).map { $0 * 100 },
             cloudCoverRatio: clouds?.all.map { $0 / 100 },
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
             visibilityMeters: visibility,
@@ -76,10 +81,11 @@ extension OWMForecast.Entry {
     /// This 3-hour step for the daily aggregates.
     var step: ForecastStep? {
         guard let time = dt else { return nil }
-        return ForecastStep(time: time, temperatureMin: main?.temp_min ?? main?.temp,
-                            temperatureMax: main?.temp_max ?? main?.temp,
-                            precipitation: (threeHourPrecipitation ?? 0) / 1000, precipitationProbability: pop,
-                            windSpeed: wind?.speed, windGust: wind?.gust, conditionCode: weather?.first?.wmoCode)
+        return ForecastStep(
+            time: time, temperatureMin: main?.tempMin ?? main?.temp,
+            temperatureMax: main?.tempMax ?? main?.temp,
+            precipitation: (threeHourPrecipitation ?? 0) / 1000, precipitationProbability: pop,
+            windSpeed: wind?.speed, windGust: wind?.gust, conditionCode: weather?.first?.wmoCode)
     }
 }
 
@@ -91,7 +97,15 @@ struct OWMCondition: Decodable {
     var wmoCode: Int? { id.flatMap(ConditionMapping.wmo(openWeatherMapID:)) }
 }
 struct OWMMain: Decodable {
-    let temp, feels_like, temp_min, temp_max, pressure, sea_level, humidity: Double?
+    let temp, feelsLike, tempMin, tempMax, pressure, seaLevel, humidity: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case temp, pressure, humidity
+        case feelsLike = "feels_like"
+        case tempMin = "temp_min"
+        case tempMax = "temp_max"
+        case seaLevel = "sea_level"
+    }
 }
 struct OWMWind: Decodable { let speed, deg, gust: Double? }
 struct OWMClouds: Decodable { let all: Double? }

@@ -6,8 +6,10 @@ import Foundation
 extension OpenWeatherMapProvider {
     static let oneCallPath = "/data/3.0/onecall"
 
-    public static func decode(oneCall body: [UInt8], place: Place,
-                              settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
+    public static func decode(
+        oneCall body: [UInt8], place: Place,
+        settings: ForecastSettings
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
         WeatherAPI.decode(OneCallAnswer.self, from: body, as: "openweathermap: One Call answer").flatMap {
             $0.snapshot(place: place, settings: settings)
         }
@@ -16,36 +18,58 @@ extension OpenWeatherMapProvider {
 
 struct OneCallAnswer: Decodable {
     struct Moment: Decodable {
-        let dt, sunrise, sunset, temp, feels_like, pressure, humidity, dew_point, uvi, clouds, visibility: Double?
-        let wind_speed, wind_deg, wind_gust, pop: Double?
+        let dt, sunrise, sunset, temp, feelsLike, pressure, humidity, dewPoint, uvi, clouds, visibility: Double?
+        let windSpeed, windDeg, windGust, pop: Double?
         let weather: [OWMCondition]?
         let rain: OWMAmount?
         let snow: OWMAmount?
+
+        enum CodingKeys: String, CodingKey {
+            case dt, sunrise, sunset, temp, pressure, humidity, uvi, clouds, visibility, pop, weather, rain, snow
+            case feelsLike = "feels_like"
+            case dewPoint = "dew_point"
+            case windSpeed = "wind_speed"
+            case windDeg = "wind_deg"
+            case windGust = "wind_gust"
+        }
     }
     struct Day: Decodable {
         struct Temperatures: Decodable { let min, max: Double? }
-        let dt, sunrise, sunset, wind_speed, wind_gust, pop, uvi, rain, snow: Double?
+        let dt, sunrise, sunset, windSpeed, windGust, pop, uvi, rain, snow: Double?
         let temp: Temperatures?
         let weather: [OWMCondition]?
+
+        enum CodingKeys: String, CodingKey {
+            case dt, sunrise, sunset, pop, uvi, rain, snow, temp, weather
+            case windSpeed = "wind_speed"
+            case windGust = "wind_gust"
+        }
     }
     let lat, lon: Double?
     let timezone: String?
-    let timezone_offset: Int?
+    let timezoneOffset: Int?
     let current: Moment?
     let hourly: [Moment]?
     let daily: [Day]?
+
+    enum CodingKeys: String, CodingKey {
+        case lat, lon, timezone, current, hourly, daily
+        case timezoneOffset = "timezone_offset"
+    }
 
     /// The snapshot of this answer, or which section it lacks (a current section without a
     /// finite `dt` counts as lacking).
     func snapshot(place: Place, settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
         let observed = current.flatMap { moment in moment.dt.flatMap { $0.isFinite ? (moment, $0) : nil } }
-        let sections = WeatherAPI.requireSections(of: "openweathermap: One Call answer", current: observed,
-                                                  hourly: hourly != nil, daily: daily != nil, settings: settings)
+        let sections = WeatherAPI.requireSections(
+            of: "openweathermap: One Call answer", current: observed,
+            hourly: hourly != nil, daily: daily != nil, settings: settings)
         return sections.map { current, now in
-            let offset = WeatherAPI.plausibleOffset(timezone_offset)
-            var snapshot = WeatherSnapshot(current: current.conditions(observedAt: now),
-                                           timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
-                                           latitude: lat, longitude: lon)
+            let offset = WeatherAPI.plausibleOffset(timezoneOffset)
+            var snapshot = WeatherSnapshot(
+                current: current.conditions(observedAt: now),
+                timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
+                latitude: lat, longitude: lon)
             snapshot.hourly = (hourly ?? []).compactMap { $0.hourly(now: now, hours: settings.hours) }
             snapshot.daily = dailySteps(now: now, offset: offset, days: settings.days)
             return snapshot
@@ -58,13 +82,14 @@ struct OneCallAnswer: Decodable {
         guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
         return (daily ?? []).compactMap { day in
             guard let time = day.dt, let date = ForecastTime.localDay(time, offset: offset),
-                  date - today >= 0, date - today < days else { return nil }
+                date - today >= 0, date - today < days
+            else { return nil }
             return DailyForecast(
                 daysAhead: date - today, date: Double(date * 86400 - offset),
                 temperatureMaxCelsius: day.temp?.max, temperatureMinCelsius: day.temp?.min,
                 precipitationSumMeters: ((day.rain ?? 0) + (day.snow ?? 0)) / 1000,
                 precipitationProbabilityRatio: day.pop,
-                windSpeedMaxMetersPerSecond: day.wind_speed, windGustMaxMetersPerSecond: day.wind_gust,
+                windSpeedMaxMetersPerSecond: day.windSpeed, windGustMaxMetersPerSecond: day.windGust,
                 uvIndexMax: day.uvi,
                 conditionCode: day.weather?.first?.wmoCode,
                 sunrise: day.sunrise, sunset: day.sunset
@@ -80,12 +105,12 @@ extension OneCallAnswer.Moment {
         return CurrentConditions(
             observedAt: now,
             temperatureCelsius: temp,
-            apparentTemperatureCelsius: feels_like,
-            dewPointCelsius: dew_point,
+            apparentTemperatureCelsius: feelsLike,
+            dewPointCelsius: dewPoint,
             relativeHumidityRatio: humidity.map { $0 / 100 },
-            windSpeedMetersPerSecond: wind_speed,
-            windGustMetersPerSecond: wind_gust,
-            windDirectionDegrees: wind_deg,
+            windSpeedMetersPerSecond: windSpeed,
+            windGustMetersPerSecond: windGust,
+            windDirectionDegrees: windDeg,
             pressureMslPascals: pressure.map { $0 * 100 },
             cloudCoverRatio: clouds.map { $0 / 100 },
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
@@ -104,7 +129,7 @@ extension OneCallAnswer.Moment {
         return HourlyForecast(
             hoursAhead: ahead, time: time, temperatureCelsius: temp, precipitationProbabilityRatio: pop,
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
-            windSpeedMetersPerSecond: wind_speed,
+            windSpeedMetersPerSecond: windSpeed,
             conditionCode: weather?.first?.wmoCode
         )
     }

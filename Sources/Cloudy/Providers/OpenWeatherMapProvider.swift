@@ -27,10 +27,13 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     /// Last good answer per place name.
     private let recent = NIOLockedValueBox([String: RecentAnswer]())
 
-    public init(baseURL: String, apiKey: Secret, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-                recorder: UpstreamRecording, oneCall: Bool = false, clock: ExporterClock = SystemClock()) {
-        endpoint = UpstreamEndpoint(provider: name, baseURL: baseURL, timeout: timeout, client: client,
-                                    recorder: recorder, clock: clock)
+    public init(
+        baseURL: String, apiKey: Secret, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
+        recorder: UpstreamRecording, oneCall: Bool = false, clock: ExporterClock = SystemClock()
+    ) {
+        endpoint = UpstreamEndpoint(
+            provider: name, baseURL: baseURL, timeout: timeout, client: client,
+            recorder: recorder, clock: clock)
         self.apiKey = apiKey
         self.forecast = forecast
         self.oneCall = oneCall
@@ -44,14 +47,16 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         let now = endpoint.clock.now()
         if let last = recent.withLockedValue({ $0[place.name] }), now - last.fetched < Self.minimumCallSpacing,
-           last.latitude == place.latitude, last.longitude == place.longitude {
+            last.latitude == place.latitude, last.longitude == place.longitude
+        {
             return .success(last.snapshot)
         }
         let outcome = oneCall ? fetchOneCall(place) : fetchCurrentAndForecast(place)
-        if case let .success(snapshot) = outcome {
+        if case .success(let snapshot) = outcome {
             recent.withLockedValue {
-                $0[place.name] = RecentAnswer(fetched: now, latitude: place.latitude, longitude: place.longitude,
-                                              snapshot: snapshot)
+                $0[place.name] = RecentAnswer(
+                    fetched: now, latitude: place.latitude, longitude: place.longitude,
+                    snapshot: snapshot)
             }
         }
         return outcome
@@ -79,9 +84,9 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         var request = endpoint.request(endpoint.baseURL + pathAndQuery + "&appid=" + apiKey.reveal)
         request.followRedirects = false  // the key must not travel to another host
         switch endpoint.fetch(request) {
-        case let .failure(error):
+        case .failure(let error):
             return .failure(WeatherFetchError(apiKey.scrub(error.message)))
-        case let .success(response):
+        case .success(let response):
             guard response.status == 200 else { return .failure(httpError(response)) }
             return .success(response.body)
         }
@@ -93,7 +98,8 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         if response.status == 401 {
             return WeatherFetchError("openweathermap: invalid API key (HTTP 401)")
         }
-        return WeatherAPI.refusal(response, from: "openweathermap", explainedBy: .message, key: apiKey,
-                                  now: endpoint.clock.now())
+        return WeatherAPI.refusal(
+            response, from: "openweathermap", explainedBy: .message, key: apiKey,
+            now: endpoint.clock.now())
     }
 }

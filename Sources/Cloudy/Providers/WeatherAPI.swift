@@ -35,9 +35,11 @@ enum WeatherAPI {
     /// `: <explanation>` from the body's `field` (at most 200 characters), then ` (<hint>)`.
     /// `Retry-After` is read as of `now`; a status in `rateLimitStatuses` stops the refresh's
     /// other requests to the same provider. `key`, when given, is blanked out of the message.
-    static func refusal(_ response: HTTPResponse, from source: String?, explainedBy field: ErrorBodyField? = nil,
-                        hint: String? = nil, rateLimitStatuses: Set<Int> = [429], key: Secret? = nil,
-                        now: Double) -> WeatherFetchError {
+    static func refusal(
+        _ response: HTTPResponse, from source: String?, explainedBy field: ErrorBodyField? = nil,
+        hint: String? = nil, rateLimitStatuses: Set<Int> = [429], key: Secret? = nil,
+        now: Double
+    ) -> WeatherFetchError {
         var message = (source.map { $0 + ": " } ?? "") + "HTTP \(response.status)"
         if let field, let explanation = explanation(in: response.body, field: field) {
             message += ": " + String(explanation.prefix(200))
@@ -46,8 +48,9 @@ enum WeatherAPI {
         let retryAfter = response.headers["retry-after"].flatMap {
             RetryAfter.seconds($0, now: Date(timeIntervalSince1970: now))
         }
-        return WeatherFetchError(key?.scrub(message) ?? message, retryAfter: retryAfter,
-                                 isRateLimit: rateLimitStatuses.contains(response.status))
+        return WeatherFetchError(
+            key?.scrub(message) ?? message, retryAfter: retryAfter,
+            isRateLimit: rateLimitStatuses.contains(response.status))
     }
 
     private struct ReasonBody: Decodable { let reason: String? }
@@ -62,8 +65,10 @@ enum WeatherAPI {
     }
 
     /// `body` decoded as `T`, or the error `<what> is not valid: <why>`.
-    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8],
-                                     as what: String) -> Result<T, WeatherFetchError> {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from body: [UInt8],
+        as what: String
+    ) -> Result<T, WeatherFetchError> {
         do {
             return .success(try JSONDecoder().decode(type, from: Data(body)))
         } catch {
@@ -74,11 +79,11 @@ enum WeatherAPI {
     /// A decoding error in one line: where in the answer, and what was wrong there.
     static func describe(_ error: Error) -> String {
         switch error {
-        case let DecodingError.dataCorrupted(context): return context.debugDescription
-        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+        case DecodingError.dataCorrupted(let context): return context.debugDescription
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return "\(path): \(context.debugDescription)"
-        case let DecodingError.keyNotFound(key, _): return "missing key \(key.stringValue)"
+        case DecodingError.keyNotFound(let key, _): return "missing key \(key.stringValue)"
         default: return "\(error)"
         }
     }
@@ -86,8 +91,10 @@ enum WeatherAPI {
     /// The answer's current section (nil when it has none) if the answer has every section the
     /// settings need: the current one always, the hourly one for hours > 0, the daily one for
     /// days > 0. Else the error `<answer> lacks the <section> section` for the first it lacks.
-    static func requireSections<Current>(of answer: String, current: Current?, hourly: Bool, daily: Bool,
-                                         settings: ForecastSettings) -> Result<Current, WeatherFetchError> {
+    static func requireSections<Current>(
+        of answer: String, current: Current?, hourly: Bool, daily: Bool,
+        settings: ForecastSettings
+    ) -> Result<Current, WeatherFetchError> {
         func lacking(_ section: String) -> Result<Current, WeatherFetchError> {
             .failure(WeatherFetchError("\(answer) lacks the \(section) section"))
         }

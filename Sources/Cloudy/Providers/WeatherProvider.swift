@@ -44,12 +44,14 @@ extension UpstreamRecording {
 extension CurlHTTPClient {
     /// One upstream exchange, counted by `recorder` under `provider` with its HTTP status or,
     /// when there was no answer, its error kind; the failure message starts with `provider`.
-    func fetch(_ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording) -> Result<HTTPResponse, WeatherFetchError> {
+    func fetch(_ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording) -> Result<
+        HTTPResponse, WeatherFetchError
+    > {
         switch fetch(request) {
-        case let .failure(error):
+        case .failure(let error):
             recorder.recordUpstream(provider: provider, code: error.kind.rawValue)
             return .failure(WeatherFetchError("\(provider): \(error.message) (\(error.kind.rawValue))"))
-        case let .success(response):
+        case .success(let response):
             recorder.recordUpstream(provider: provider, code: String(response.status))
             return .success(response)
         }

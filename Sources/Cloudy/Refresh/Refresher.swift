@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CMalloc
 import Dispatch
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Drives refreshes from one-shot timers on a serial queue: the first at start-up, then every
 /// `refresh.interval` — later while the provider fails (`Backoff`). The timer is armed again
@@ -29,17 +30,20 @@ public final class Refresher: @unchecked Sendable {
     private var provider: WeatherProvider
     private(set) var backoff: Backoff
 
-    public init(store: WeatherStore, client: CurlHTTPClient, storagePath: String, logger: Logger,
-                clock: ExporterClock = SystemClock(),
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        store: WeatherStore, client: CurlHTTPClient, storagePath: String, logger: Logger,
+        clock: ExporterClock = SystemClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.store = store
         self.client = client
         self.logger = logger
         self.clock = clock
         self.jitter = jitter
         let config = store.config
-        geocoder = Geocoder(baseURL: config.geocodingURL, storagePath: storagePath, client: client,
-                            recorder: store.telemetry, logger: logger, jitter: jitter)
+        geocoder = Geocoder(
+            baseURL: config.geocodingURL, storagePath: storagePath, client: client,
+            recorder: store.telemetry, logger: logger, jitter: jitter)
         provider = ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
         backoff = Backoff(interval: config.refresh.interval)
     }
@@ -72,17 +76,20 @@ public final class Refresher: @unchecked Sendable {
     /// reload that changed neither keeps the schedule, so reloading is no way around fair use.
     public func apply(_ config: Config, previous: Config) {
         queue.async {
-            let fetchSettingsChanged = config.provider != previous.provider || config.forecast != previous.forecast
+            let fetchSettingsChanged =
+                config.provider != previous.provider || config.forecast != previous.forecast
                 || config.refresh.timeout != previous.refresh.timeout
             // A provider that keeps its settings keeps its caches (MET's Expires, OWM's call budget).
             if fetchSettingsChanged {
-                self.provider = ProviderFactory.make(config, client: self.client, recorder: self.store.telemetry,
-                                                     logger: self.logger, clock: self.clock)
+                self.provider = ProviderFactory.make(
+                    config, client: self.client, recorder: self.store.telemetry,
+                    logger: self.logger, clock: self.clock)
             }
             self.backoff.interval = config.refresh.interval
             self.geocoder.baseURL = config.geocodingURL
             let known = Set(previous.places.map(\.name))
-            let fetchChanged = fetchSettingsChanged
+            let fetchChanged =
+                fetchSettingsChanged
                 || config.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
             guard self.running else { return }
             let now = self.clock.now()
@@ -136,12 +143,13 @@ public final class Refresher: @unchecked Sendable {
         let outcomes: [Result<WeatherSnapshot, WeatherFetchError>] = located.map { location in
             switch location {
             case .success: return fetched.popFirst() ?? .failure(WeatherFetchError("no answer"))
-            case let .failure(error): return .failure(error)
+            case .failure(let error): return .failure(error)
             }
         }
         let now = clock.now()
-        store.record(places.indices.map { (place: places[$0], location: try? located[$0].get(), outcome: outcomes[$0]) },
-                     at: now)
+        store.record(
+            places.indices.map { (place: places[$0], location: try? located[$0].get(), outcome: outcomes[$0]) },
+            at: now)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         store.telemetry.recordRefresh(seconds: seconds)
         store.render(now: now)
@@ -152,30 +160,36 @@ public final class Refresher: @unchecked Sendable {
 
         var failed = 0
         for (place, outcome) in zip(places, outcomes) {
-            if case let .failure(error) = outcome {
+            if case .failure(let error) = outcome {
                 failed += 1
-                logger.warning("place refresh failed", metadata: ["location": "\(place.name)", "reason": "\(error.message)"])
+                logger.warning(
+                    "place refresh failed", metadata: ["location": "\(place.name)", "reason": "\(error.message)"])
             }
         }
         // Only a refresh that failed for every place it fetched says the provider is in trouble.
         let providerFailures = zip(located, outcomes).compactMap { location, outcome -> WeatherFetchError? in
-            guard case .success = location, case let .failure(error) = outcome else { return nil }
+            guard case .success = location, case .failure(let error) = outcome else { return nil }
             return error
         }
         if !fetchable.isEmpty, providerFailures.count == fetchable.count {
             let retryAfter = providerFailures.compactMap(\.retryAfter).max()
             backoff.recordFailure(now: now, retryAfter: retryAfter, jitter: jitter())
-            logger.info("provider failing; backing off", metadata: [
-                "consecutive_failures": "\(backoff.failures)",
-                "next_attempt_in_seconds": "\(SampleValue.format((backoff.nextRefresh(after: now) - now).rounded()))",
-            ])
+            logger.info(
+                "provider failing; backing off",
+                metadata: [
+                    "consecutive_failures": "\(backoff.failures)",
+                    "next_attempt_in_seconds":
+                        "\(SampleValue.format((backoff.nextRefresh(after: now) - now).rounded()))",
+                ])
         } else {
             backoff.recordSuccess()
         }
-        logger.info("refresh finished", metadata: [
-            "places_ok": "\(places.count - failed)", "places_failed": "\(failed)",
-            "duration_seconds": "\(SampleValue.format((seconds * 1000).rounded() / 1000))",
-            "provider": "\(provider.name.rawValue)",
-        ])
+        logger.info(
+            "refresh finished",
+            metadata: [
+                "places_ok": "\(places.count - failed)", "places_failed": "\(failed)",
+                "duration_seconds": "\(SampleValue.format((seconds * 1000).rounded() / 1000))",
+                "provider": "\(provider.name.rawValue)",
+            ])
     }
 }

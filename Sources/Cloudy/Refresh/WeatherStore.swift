@@ -17,14 +17,17 @@ public final class WeatherStore: Sendable {
     private let state: NIOLockedValueBox<State>
 
     /// `processMetrics` reads the live `process_*` families at scrape time: /proc by default.
-    public init(config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
-                processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page) {
+    public init(
+        config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+        processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page
+    ) {
         self.telemetry = telemetry
         self.telemetryPath = telemetryPath
         self.processMetrics = processMetrics
         let statuses = config.places.map { PlaceStatus(place: $0) }
-        let rendered = RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
-                                     telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
+        let rendered = RenderedPages(
+            config: config, statuses: statuses, telemetry: telemetry,
+            telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         state = NIOLockedValueBox(State(config: config, statuses: statuses, rendered: rendered, renderedAt: now))
     }
 
@@ -34,8 +37,10 @@ public final class WeatherStore: Sendable {
 
     /// Records one refresh's outcomes: `place` as configured (places removed or changed meanwhile
     /// are ignored), `location` as fetched (with the coordinates a geocoder found), if it was.
-    public func record(_ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)],
-                       at now: Double) {
+    public func record(
+        _ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)],
+        at now: Double
+    ) {
         state.withLockedValue { state in
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
@@ -44,11 +49,11 @@ public final class WeatherStore: Sendable {
                 if let location { state.statuses[index].location = location }
                 state.statuses[index].lastAttempt = now
                 switch outcome {
-                case let .success(snapshot):
+                case .success(let snapshot):
                     state.statuses[index].snapshot = snapshot
                     state.statuses[index].lastSuccess = now
                     state.statuses[index].lastError = nil
-                case let .failure(error):
+                case .failure(let error):
                     state.statuses[index].lastError = error.message
                 }
             }
@@ -64,8 +69,9 @@ public final class WeatherStore: Sendable {
             state.config = config
             state.statuses = config.places.map { place in
                 if var kept = previous[place.name], kept.place.latitude == place.latitude,
-                   kept.place.longitude == place.longitude, kept.place.city == place.city,
-                   kept.place.timezone == place.timezone {
+                    kept.place.longitude == place.longitude, kept.place.city == place.city,
+                    kept.place.timezone == place.timezone
+                {
                     kept.place = place
                     return kept
                 }
@@ -88,8 +94,9 @@ public final class WeatherStore: Sendable {
     /// when a place's weather goes stale; never per scrape.
     public func render(now: Double) {
         let (config, statuses) = state.withLockedValue { ($0.config, $0.statuses) }
-        let rendered = RenderedPages(config: config, statuses: statuses, telemetry: telemetry,
-                                     telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
+        let rendered = RenderedPages(
+            config: config, statuses: statuses, telemetry: telemetry,
+            telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         state.withLockedValue {
             $0.rendered = rendered
             $0.renderedAt = now

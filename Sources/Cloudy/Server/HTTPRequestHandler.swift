@@ -27,10 +27,10 @@ final class HTTPRequestHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case let .head(head):
+        case .head(let head):
             self.head = head
             bodyBytes = 0
-        case let .body(buffer):
+        case .body(let buffer):
             bodyBytes += buffer.readableBytes
         case .end:
             guard let head else { return }
@@ -42,7 +42,9 @@ final class HTTPRequestHandler: ChannelInboundHandler {
 
     private func handle(context: ChannelHandlerContext, head: HTTPRequestHead) {
         if bodyBytes > Self.maxRequestBody {
-            write(context: context, head: head, reply: .text(.payloadTooLarge, "request body too large"), forceClose: true)
+            write(
+                context: context, head: head, reply: .text(.payloadTooLarge, "request body too large"), forceClose: true
+            )
             return
         }
         let path = head.uri.firstIndex(of: "?").map { String(head.uri[..<$0]) } ?? head.uri
@@ -52,11 +54,13 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         }
         guard endpoint.allowed.contains(head.method) else {
             let allow = endpoint.allowed.map(\.rawValue).joined(separator: ", ")
-            write(context: context, head: head, reply: .text(.methodNotAllowed, "405 method not allowed", extraHeaders: [("Allow", allow)]))
+            write(
+                context: context, head: head,
+                reply: .text(.methodNotAllowed, "405 method not allowed", extraHeaders: [("Allow", allow)]))
             return
         }
         switch endpoint {
-        case let .page(page):
+        case .page(let page):
             write(context: context, head: head, reply: routes.reply(to: page, head: head))
         case .reload:
             reload(context: context, head: head)
@@ -72,13 +76,16 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         offload { promise.succeed(routes.reload()) }
         promise.futureResult.whenSuccess { failure in
             let (handler, context) = loopBound.value
-            let reply: Reply = failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
+            let reply: Reply =
+                failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
                 ?? .text(.ok, "config reloaded")
             handler.write(context: context, head: head, reply: reply)
         }
     }
 
-    private func write(context: ChannelHandlerContext, head request: HTTPRequestHead, reply: Reply, forceClose: Bool = false) {
+    private func write(
+        context: ChannelHandlerContext, head request: HTTPRequestHead, reply: Reply, forceClose: Bool = false
+    ) {
         let keepAlive = request.isKeepAlive && !forceClose
         var headers = HTTPHeaders(reply.headers)
         headers.add(name: "Content-Length", value: String(reply.body.reduce(0) { $0 + $1.readableBytes }))

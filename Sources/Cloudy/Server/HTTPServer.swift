@@ -34,7 +34,9 @@ public final class HTTPServer: Service, @unchecked Sendable {
                     let quiesce = ServerQuiescingHelper(group: group)
                     let channel = try await makeBootstrap(quiesce).bind(host: host, port: address.port).get()
                     channels.append((channel, quiesce))
-                    let bound = channel.localAddress.flatMap { local in local.port.map { ListenAddress(host: local.ipAddress, port: $0).description } }
+                    let bound = channel.localAddress.flatMap { local in
+                        local.port.map { ListenAddress(host: local.ipAddress, port: $0).description }
+                    }
                     logger.info("listening", metadata: ["address": "\(bound ?? address.description)"])
                     lastError = nil
                     break

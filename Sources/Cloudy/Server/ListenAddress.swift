@@ -10,7 +10,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
             return nil
         }
         var host = String(text[..<colon])

@@ -20,7 +20,9 @@ struct QualityList: Sequence, IteratorProtocol {
             while !params.isEmpty {
                 let param = Self.cut(&params, at: ";").trimmingSpaces()
                 let bytes = param.utf8
-                if bytes.count >= 2, bytes.first! | 0x20 == UInt8(ascii: "q"), bytes.dropFirst().first == UInt8(ascii: "=") {
+                if bytes.count >= 2, bytes.first! | 0x20 == UInt8(ascii: "q"),
+                    bytes.dropFirst().first == UInt8(ascii: "=")
+                {
                     q = Double(param.dropFirst(2)) ?? 0
                 }
             }
@@ -44,7 +46,8 @@ extension Substring {
     /// Without leading and trailing spaces and tabs.
     func trimmingSpaces() -> Substring {
         let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = utf8.firstIndex(where: { !blank($0) }), let last = utf8.lastIndex(where: { !blank($0) }) else {
+        guard let first = utf8.firstIndex(where: { !blank($0) }), let last = utf8.lastIndex(where: { !blank($0) })
+        else {
             return self[endIndex...]
         }
         return self[first...last]
@@ -52,8 +55,9 @@ extension Substring {
 
     /// ASCII case-insensitive equality (header tokens: media types, content codings).
     func equalsIgnoringCase(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
-        }
+        utf8.count == other.utf8.count
+            && zip(utf8, other.utf8).allSatisfy { a, b in
+                a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+            }
     }
 }

@@ -50,8 +50,9 @@ struct Reply {
     var body: [ByteBuffer] = []
 
     static func text(_ status: HTTPResponseStatus, _ text: String, extraHeaders: [(String, String)] = []) -> Reply {
-        Reply(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + extraHeaders,
-              body: [ByteBuffer(string: text.hasSuffix("\n") ? text : text + "\n")])
+        Reply(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + extraHeaders,
+            body: [ByteBuffer(string: text.hasSuffix("\n") ? text : text + "\n")])
     }
 }
 
@@ -68,9 +69,13 @@ extension Routes {
                 return .text(.serviceUnavailable, "not ready: " + Self.oneLine(reason))
             }
             // Ready, and below the first line each place whose last refresh failed, with why.
-            return .text(.ok, (["ready"] + rendered.placeProblems.map { "failing: " + Self.oneLine($0) }).joined(separator: "\n"))
+            return .text(
+                .ok, (["ready"] + rendered.placeProblems.map { "failing: " + Self.oneLine($0) }).joined(separator: "\n")
+            )
         case .landing:
-            return Reply(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage])
+            return Reply(
+                status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage]
+            )
         case .metrics:
             return metrics(head: head)
         }
@@ -88,7 +93,8 @@ extension Routes {
     /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
-        return QualityList(header).contains { coding, q in q > 0 && (coding.equalsIgnoringCase("gzip") || coding == "*") }
+        return QualityList(header).contains { coding, q in q > 0 && (coding.equalsIgnoringCase("gzip") || coding == "*")
+        }
     }
 
     static func oneLine(_ text: String) -> String {

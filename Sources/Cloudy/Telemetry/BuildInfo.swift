@@ -7,13 +7,13 @@ public enum BuildInfo {
 
     public static let swiftVersion: String = {
         #if swift(>=6.3)
-        return "6.3"
+            return "6.3"
         #elseif swift(>=6.2)
-        return "6.2"
+            return "6.2"
         #elseif swift(>=6.1)
-        return "6.1"
+            return "6.1"
         #else
-        return "6.0"
+            return "6.0"
         #endif
     }()
 }

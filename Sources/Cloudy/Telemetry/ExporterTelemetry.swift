@@ -45,21 +45,35 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         }
     }
 
-    public static let buildInfo = MetricDescriptor("cloudy_exporter_build_info", .gauge, "Version, revision and Swift version of cloudy_exporter; always 1.")
-    public static let interval = MetricDescriptor("cloudy_exporter_refresh_interval_seconds", .gauge, "Seconds between weather refreshes in force (refresh.interval after any fair-use clamp).")
-    public static let duration = MetricDescriptor("cloudy_exporter_refresh_duration_seconds", .histogram, "Seconds a refresh of all places took.")
-    public static let upstream = MetricDescriptor("cloudy_exporter_upstream_requests", .counter, "Requests to the weather API by provider and outcome: HTTP status code or error kind.")
-    public static let reloadOK = MetricDescriptor("cloudy_exporter_config_last_reload_successful", .gauge, "1 when the last config reload succeeded, else 0.")
-    public static let reloadTime = MetricDescriptor("cloudy_exporter_config_last_reload_success_timestamp_seconds", .gauge, "Unix time of the last successful config load.")
+    public static let buildInfo = MetricDescriptor(
+        "cloudy_exporter_build_info", .gauge, "Version, revision and Swift version of cloudy_exporter; always 1.")
+    public static let interval = MetricDescriptor(
+        "cloudy_exporter_refresh_interval_seconds", .gauge,
+        "Seconds between weather refreshes in force (refresh.interval after any fair-use clamp).")
+    public static let duration = MetricDescriptor(
+        "cloudy_exporter_refresh_duration_seconds", .histogram, "Seconds a refresh of all places took.")
+    public static let upstream = MetricDescriptor(
+        "cloudy_exporter_upstream_requests", .counter,
+        "Requests to the weather API by provider and outcome: HTTP status code or error kind.")
+    public static let reloadOK = MetricDescriptor(
+        "cloudy_exporter_config_last_reload_successful", .gauge, "1 when the last config reload succeeded, else 0.")
+    public static let reloadTime = MetricDescriptor(
+        "cloudy_exporter_config_last_reload_success_timestamp_seconds", .gauge,
+        "Unix time of the last successful config load.")
 
     public func addSamples(to page: inout MetricFamilies, refreshInterval: Double) {
         let state = state.withLockedValue { $0 }
-        page.add(Self.buildInfo, labels: [
-            ("version", BuildInfo.version), ("revision", BuildInfo.revision), ("swift_version", BuildInfo.swiftVersion),
-        ], value: 1)
+        page.add(
+            Self.buildInfo,
+            labels: [
+                ("version", BuildInfo.version), ("revision", BuildInfo.revision),
+                ("swift_version", BuildInfo.swiftVersion),
+            ], value: 1)
         page.add(Self.interval, value: refreshInterval)
         for (index, bound) in Self.refreshBuckets.enumerated() {
-            page.add(Self.duration, labels: [("le", SampleValue.format(bound))], value: Double(state.bucketCounts[index]), suffix: "_bucket")
+            page.add(
+                Self.duration, labels: [("le", SampleValue.format(bound))], value: Double(state.bucketCounts[index]),
+                suffix: "_bucket")
         }
         page.add(Self.duration, labels: [("le", "+Inf")], value: Double(state.refreshCount), suffix: "_bucket")
         page.add(Self.duration, value: state.refreshSum, suffix: "_sum")
@@ -67,7 +81,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         page.declare(Self.upstream)
         for provider in state.upstream.keys.sorted() {
             for (code, count) in state.upstream[provider]!.sorted(by: { $0.key < $1.key }) {
-                page.add(Self.upstream, labels: [("provider", provider), ("code", code)], value: Double(count), suffix: "_total")
+                page.add(
+                    Self.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
+                    suffix: "_total")
             }
         }
         page.add(Self.reloadOK, value: state.reloadSuccessful ? 1 : 0)

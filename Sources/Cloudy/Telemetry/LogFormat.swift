@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `--log.format`: logfmt (the default, as Prometheus' own programs write) or JSON lines.
 /// swift-log ships no formatter for either, hence this handler; it writes to standard error.
@@ -53,7 +54,12 @@ public struct LineLogHandler: LogHandler {
 
     static func logfmt(_ fields: [(String, String)]) -> String {
         fields.map { key, value in
-            let needsQuotes = value.isEmpty || value.contains(where: { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) })
+            let needsQuotes =
+                value.isEmpty
+                || value.contains(where: {
+                    $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.isNewline
+                        || ($0.asciiValue.map { $0 < 0x20 } ?? false)
+                })
             return key + "=" + (needsQuotes ? quoted(value) : value)
         }.joined(separator: " ")
     }
@@ -88,6 +94,7 @@ public struct LineLogHandler: LogHandler {
         let rest = seconds % 86400
         func two(_ n: Int) -> String { String(n).leftPadded(to: 2) }
         let millis = String(Int(spec.tv_nsec) / 1_000_000).leftPadded(to: 3)
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(millis)Z"
+        return
+            "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(millis)Z"
     }
 }

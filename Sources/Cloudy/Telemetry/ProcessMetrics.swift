@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The standard `process_*` metrics, read from /proc at scrape time (the only live part of
@@ -14,12 +14,16 @@ public enum ProcessMetrics {
         return boot + stat.startTicks / clockTicks
     }()
 
-    public static let cpu = MetricDescriptor("process_cpu_seconds", .counter, "Total user and system CPU time spent in seconds.")
-    public static let resident = MetricDescriptor("process_resident_memory_bytes", .gauge, "Resident memory size in bytes.")
-    public static let virtual = MetricDescriptor("process_virtual_memory_bytes", .gauge, "Virtual memory size in bytes.")
+    public static let cpu = MetricDescriptor(
+        "process_cpu_seconds", .counter, "Total user and system CPU time spent in seconds.")
+    public static let resident = MetricDescriptor(
+        "process_resident_memory_bytes", .gauge, "Resident memory size in bytes.")
+    public static let virtual = MetricDescriptor(
+        "process_virtual_memory_bytes", .gauge, "Virtual memory size in bytes.")
     public static let openFDs = MetricDescriptor("process_open_fds", .gauge, "Number of open file descriptors.")
     public static let maxFDs = MetricDescriptor("process_max_fds", .gauge, "Maximum number of open file descriptors.")
-    public static let start = MetricDescriptor("process_start_time_seconds", .gauge, "Start time of the process since unix epoch in seconds.")
+    public static let start = MetricDescriptor(
+        "process_start_time_seconds", .gauge, "Start time of the process since unix epoch in seconds.")
 
     public static func page() -> MetricFamilies {
         var page = MetricFamilies()

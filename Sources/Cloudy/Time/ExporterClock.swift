@@ -10,8 +10,10 @@ public protocol ExporterClock: Sendable {
     func now() -> Double
     /// Runs `action` on `queue` once, `delay` seconds from now (at once when `delay` ≤ 0),
     /// unless the returned timer is cancelled first. `leeway` is how late it may fire.
-    func schedule(after delay: Double, leeway: Double, on queue: DispatchQueue,
-                  _ action: @escaping @Sendable () -> Void) -> ScheduledTimer
+    func schedule(
+        after delay: Double, leeway: Double, on queue: DispatchQueue,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledTimer
 }
 
 /// A timer handed out by `ExporterClock.schedule`.
@@ -26,8 +28,10 @@ public struct SystemClock: ExporterClock {
 
     public func now() -> Double { Date().timeIntervalSince1970 }
 
-    public func schedule(after delay: Double, leeway: Double, on queue: DispatchQueue,
-                         _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
+    public func schedule(
+        after delay: Double, leeway: Double, on queue: DispatchQueue,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledTimer {
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(deadline: .now() + max(0, delay), leeway: .nanoseconds(Int(max(0, leeway) * 1e9)))
         source.setEventHandler(handler: action)

@@ -7,7 +7,9 @@ public struct MetricFamilies: Sendable {
 
     public init() {}
 
-    public mutating func add(_ descriptor: MetricDescriptor, labels: [(String, String)] = [], value: Double?, suffix: String = "") {
+    public mutating func add(
+        _ descriptor: MetricDescriptor, labels: [(String, String)] = [], value: Double?, suffix: String = ""
+    ) {
         guard let value else { return }  // a value the provider did not send is no sample, never 0
         let position: Int
         if let existing = index[descriptor.name] {

@@ -25,19 +25,24 @@ public struct MetricsViewModel {
         page.add(WeatherFamilies.lastAttempt, labels: location, value: status.lastAttempt)
         if let located = status.location {
             let timezone = located.timezone ?? status.snapshot?.timezone ?? ""
-            page.add(WeatherFamilies.locationInfo, labels: [
-                ("location", place.name), ("latitude", Self.coordinate(located.latitude)),
-                ("longitude", Self.coordinate(located.longitude)), ("timezone", timezone), ("provider", provider.rawValue),
-            ], value: 1)
+            page.add(
+                WeatherFamilies.locationInfo,
+                labels: [
+                    ("location", place.name), ("latitude", Self.coordinate(located.latitude)),
+                    ("longitude", Self.coordinate(located.longitude)), ("timezone", timezone),
+                    ("provider", provider.rawValue),
+                ], value: 1)
         }
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }
         add(WeatherFamilies.current, of: snapshot.current, labels: location, to: &page)
         if let code = snapshot.current.conditionCode {
             let condition = WeatherCondition(code: code, isDay: snapshot.current.isDay ?? true)
-            page.add(WeatherFamilies.conditionInfo.descriptor(), labels: location + [
-                ("code", String(code)), ("condition", condition.text), ("icon", condition.icon),
-            ], value: 1)
+            page.add(
+                WeatherFamilies.conditionInfo.descriptor(),
+                labels: location + [
+                    ("code", String(code)), ("condition", condition.text), ("icon", condition.icon),
+                ], value: 1)
         }
         for day in snapshot.daily {
             add(WeatherFamilies.daily, of: day, labels: location + [("day", String(day.daysAhead))], to: &page)
@@ -49,8 +54,10 @@ public struct MetricsViewModel {
 
     /// One sample per family of a section (a family per unit for temperatures and wind speeds),
     /// none where the provider sent no value.
-    private func add<Section>(_ families: [WeatherFamily<Section>], of section: Section, labels: [(String, String)],
-                              to page: inout MetricFamilies) {
+    private func add<Section>(
+        _ families: [WeatherFamily<Section>], of section: Section, labels: [(String, String)],
+        to page: inout MetricFamilies
+    ) {
         for family in families {
             let value = family.value(section)
             switch family.measure {
@@ -62,7 +69,8 @@ public struct MetricsViewModel {
                 }
             case .perWindSpeedUnit:
                 for unit in units.windSpeed {
-                    page.add(family.descriptor(unit.rawValue), labels: labels, value: value.map(unit.fromMetersPerSecond))
+                    page.add(
+                        family.descriptor(unit.rawValue), labels: labels, value: value.map(unit.fromMetersPerSecond))
                 }
             }
         }

@@ -13,7 +13,10 @@ public struct PlaceStatus: Sendable, Equatable {
     /// geocoder found; nil while such a place has not been found yet.
     public var location: Place?
 
-    public init(place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil, lastError: String? = nil) {
+    public init(
+        place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil,
+        lastError: String? = nil
+    ) {
         self.place = place
         self.snapshot = snapshot
         self.lastSuccess = lastSuccess

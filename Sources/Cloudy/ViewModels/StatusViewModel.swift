@@ -31,7 +31,8 @@ public struct StatusViewModel {
 
     public var wind: String {
         guard let speed = snapshot?.current.windSpeedMetersPerSecond else { return "–" }
-        return units.windSpeed.map { Self.number($0.fromMetersPerSecond(speed)) + " " + $0.symbol }.joined(separator: " / ")
+        return units.windSpeed.map { Self.number($0.fromMetersPerSecond(speed)) + " " + $0.symbol }.joined(
+            separator: " / ")
     }
 
     public var condition: String {

@@ -10,7 +10,8 @@ enum WeatherFamilies {
     static let locationInfo = MetricDescriptor(
         "weather_location_info", .gauge, "Coordinates, time zone and provider of a place; always 1.")
     static let conditionInfo = WeatherFamily<CurrentConditions>(
-        "weather_condition_info", "Current condition in words and as an icon name; always 1") { _ in 1 }
+        "weather_condition_info", "Current condition in words and as an icon name; always 1"
+    ) { _ in 1 }
 
     static let current: [WeatherFamily<CurrentConditions>] = [
         .init("weather_temperature", .perTemperatureUnit, "Air temperature at 2 m in {unit}") { $0.temperatureCelsius },
@@ -45,26 +46,36 @@ enum WeatherFamilies {
     ]
 
     static let daily: [WeatherFamily<DailyForecast>] = [
-        .init("weather_forecast_daily_temperature_max", .perTemperatureUnit,
-              "Forecast daily maximum temperature in {unit}; day is days ahead, 0 today in the place's time zone") {
+        .init(
+            "weather_forecast_daily_temperature_max", .perTemperatureUnit,
+            "Forecast daily maximum temperature in {unit}; day is days ahead, 0 today in the place's time zone"
+        ) {
             $0.temperatureMaxCelsius
         },
-        .init("weather_forecast_daily_temperature_min", .perTemperatureUnit,
-              "Forecast daily minimum temperature in {unit}; day is days ahead, 0 today in the place's time zone") {
+        .init(
+            "weather_forecast_daily_temperature_min", .perTemperatureUnit,
+            "Forecast daily minimum temperature in {unit}; day is days ahead, 0 today in the place's time zone"
+        ) {
             $0.temperatureMinCelsius
         },
-        .init("weather_forecast_daily_wind_speed_max", .perWindSpeedUnit, "Forecast daily maximum wind speed in {unit}") {
+        .init("weather_forecast_daily_wind_speed_max", .perWindSpeedUnit, "Forecast daily maximum wind speed in {unit}")
+        {
             $0.windSpeedMaxMetersPerSecond
         },
-        .init("weather_forecast_daily_wind_gust_speed_max", .perWindSpeedUnit,
-              "Forecast daily maximum wind gust speed in {unit}") { $0.windGustMaxMetersPerSecond },
+        .init(
+            "weather_forecast_daily_wind_gust_speed_max", .perWindSpeedUnit,
+            "Forecast daily maximum wind gust speed in {unit}"
+        ) { $0.windGustMaxMetersPerSecond },
         .init("weather_forecast_daily_precipitation_sum_meters", "Forecast daily precipitation sum in meters") {
             $0.precipitationSumMeters
         },
-        .init("weather_forecast_daily_precipitation_probability_ratio",
-              "Forecast daily maximum precipitation probability, 0 to 1") { $0.precipitationProbabilityRatio },
+        .init(
+            "weather_forecast_daily_precipitation_probability_ratio",
+            "Forecast daily maximum precipitation probability, 0 to 1"
+        ) { $0.precipitationProbabilityRatio },
         .init("weather_forecast_daily_uv_index_max", "Forecast daily maximum UV index") { $0.uvIndexMax },
-        .init("weather_forecast_daily_condition_code", "Forecast daily condition as a WMO weather interpretation code") {
+        .init("weather_forecast_daily_condition_code", "Forecast daily condition as a WMO weather interpretation code")
+        {
             $0.conditionCode.map(Double.init)
         },
         .init("weather_forecast_daily_sunrise_timestamp_seconds", "Unix time of sunrise on that day") { $0.sunrise },
@@ -72,13 +83,17 @@ enum WeatherFamilies {
     ]
 
     static let hourly: [WeatherFamily<HourlyForecast>] = [
-        .init("weather_forecast_hourly_temperature", .perTemperatureUnit,
-              "Forecast temperature in {unit}; hour is hours ahead, 1 the next whole hour") { $0.temperatureCelsius },
+        .init(
+            "weather_forecast_hourly_temperature", .perTemperatureUnit,
+            "Forecast temperature in {unit}; hour is hours ahead, 1 the next whole hour"
+        ) { $0.temperatureCelsius },
         .init("weather_forecast_hourly_wind_speed", .perWindSpeedUnit, "Forecast wind speed in {unit}") {
             $0.windSpeedMetersPerSecond
         },
-        .init("weather_forecast_hourly_precipitation_probability_ratio",
-              "Forecast probability of precipitation in the hour, 0 to 1") { $0.precipitationProbabilityRatio },
+        .init(
+            "weather_forecast_hourly_precipitation_probability_ratio",
+            "Forecast probability of precipitation in the hour, 0 to 1"
+        ) { $0.precipitationProbabilityRatio },
         .init("weather_forecast_hourly_precipitation_meters", "Forecast precipitation over the hour before in meters") {
             $0.precipitationMeters
         },

@@ -24,11 +24,12 @@ struct WeatherFamily<Section>: Sendable {
     init(_ name: String, _ measure: Measure, _ help: String, value: @escaping @Sendable (Section) -> Double?) {
         self.measure = measure
         self.value = value
-        let units: [(suffix: String, words: String)] = switch measure {
-        case .baseUnit: [("", "")]
-        case .perTemperatureUnit: TemperatureUnit.allCases.map { ($0.rawValue, $0.words) }
-        case .perWindSpeedUnit: WindSpeedUnit.allCases.map { ($0.rawValue, $0.words) }
-        }
+        let units: [(suffix: String, words: String)] =
+            switch measure {
+            case .baseUnit: [("", "")]
+            case .perTemperatureUnit: TemperatureUnit.allCases.map { ($0.rawValue, $0.words) }
+            case .perWindSpeedUnit: WindSpeedUnit.allCases.map { ($0.rawValue, $0.words) }
+            }
         var descriptors: [String: MetricDescriptor] = [:]
         for unit in units {
             let fullName = unit.suffix.isEmpty ? name : name + "_" + unit.suffix

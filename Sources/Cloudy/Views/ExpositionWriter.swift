@@ -70,9 +70,15 @@ public struct ExpositionWriter {
     private mutating func appendEscaped(_ text: String, quotes: Bool) {
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\"") where quotes: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\"") where quotes:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "\""))
             default: bytes.append(byte)
             }
         }

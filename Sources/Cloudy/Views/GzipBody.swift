@@ -62,8 +62,10 @@ public struct GzipBody: Sendable {
             let count = min(65535, tail.count - start)
             let isLast = start + count == tail.count
             out.append(isLast ? 0x01 : 0x00)
-            out.append(UInt8(count & 0xFF)); out.append(UInt8(count >> 8))
-            out.append(UInt8(~count & 0xFF)); out.append(UInt8((~count >> 8) & 0xFF))
+            out.append(UInt8(count & 0xFF))
+            out.append(UInt8(count >> 8))
+            out.append(UInt8(~count & 0xFF))
+            out.append(UInt8((~count >> 8) & 0xFF))
             out.append(contentsOf: tail[start..<start + count])
             start += count
         } while start < tail.count

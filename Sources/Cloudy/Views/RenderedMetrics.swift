@@ -51,7 +51,8 @@ public struct RenderedMetrics: Sendable {
             (part.fromPlain ? prometheus : headers).getSlice(at: part.range.lowerBound, length: part.range.count)!
         }
         prometheusGzip = GzipBody(compressing: [plain.bytes[...]])
-        openMetricsGzip = GzipBody(compressing: openRanges.map { ($0.fromPlain ? plain.bytes : openHeaders.bytes)[$0.range] })
+        openMetricsGzip = GzipBody(
+            compressing: openRanges.map { ($0.fromPlain ? plain.bytes : openHeaders.bytes)[$0.range] })
     }
 
     /// The cached body (without the live tail) as buffers to send in order.

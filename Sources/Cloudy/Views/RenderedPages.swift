@@ -14,20 +14,25 @@ public struct RenderedPages: Sendable {
     public var placeProblems: [String] { readiness.placeProblems }
 
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
-    public init(config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
-                processMetrics: @escaping @Sendable () -> MetricFamilies) {
+    public init(
+        config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+        processMetrics: @escaping @Sendable () -> MetricFamilies
+    ) {
         var page = MetricFamilies()
         for status in statuses {
-            MetricsViewModel(status: status, units: status.place.units, provider: config.provider.name,
-                             now: now, staleAfter: config.refresh.staleAfter).addSamples(to: &page)
+            MetricsViewModel(
+                status: status, units: status.place.units, provider: config.provider.name,
+                now: now, staleAfter: config.refresh.staleAfter
+            ).addSamples(to: &page)
         }
         telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
         readiness = Readiness(statuses)
         let places = statuses.map {
             StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter)
         }
-        landingPage = ByteBufferAllocator().buffer(bytes: LandingPage.render(
-            places: places, telemetryPath: telemetryPath, ready: readiness.notReadyReason))
+        landingPage = ByteBufferAllocator().buffer(
+            bytes: LandingPage.render(
+                places: places, telemetryPath: telemetryPath, ready: readiness.notReadyReason))
         metrics = RenderedMetrics(page: page, processMetrics: processMetrics)
     }
 }
