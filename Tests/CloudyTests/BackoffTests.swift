@@ -31,11 +31,11 @@ final class BackoffTests: XCTestCase {
     }
 
     func testRetryAfterHeaderForms() {
-        XCTAssertEqual(RetryAfter.seconds("120"), 120)
         let now = HTTPDate.parse("Mon, 15 Jun 2026 12:00:00 GMT")!
+        XCTAssertEqual(RetryAfter.seconds("120", now: now), 120)
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 12:00:30 GMT", now: now), 30)
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 11:00:00 GMT", now: now), 0)
-        XCTAssertNil(RetryAfter.seconds("soon"))
+        XCTAssertNil(RetryAfter.seconds("soon", now: now))
         XCTAssertEqual(HTTPDate.format(now), "Mon, 15 Jun 2026 12:00:00 GMT")
     }
 }
