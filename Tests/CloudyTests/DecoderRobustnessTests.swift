@@ -42,7 +42,7 @@ final class DecoderRobustnessTests: XCTestCase {
                 provider: .openMeteo, now: 1, staleAfter: 10
             ).addSamples(to: &page)
         }
-        _ = RenderedMetrics(page: page)
+        _ = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
     }
 
     func testMutatedAnswersNeverCrash() throws {

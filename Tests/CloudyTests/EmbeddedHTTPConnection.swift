@@ -73,11 +73,23 @@ final class EmbeddedHTTPConnection {
     func send(
         _ method: String, _ path: String, headers: [String] = [], body: [UInt8] = [], version: String = "HTTP/1.1"
     ) throws {
+        try send(Array(encode(method, path, headers: headers, body: body, version: version)))
+    }
+
+    /// Sends several requests in one write, as a pipelining client does; answers are read in order.
+    func sendPipelined(_ requests: [(method: String, path: String, headers: [String])]) throws {
+        try send(requests.flatMap { encode($0.method, $0.path, headers: $0.headers, body: [], version: "HTTP/1.1") })
+    }
+
+    /// One request's bytes; remembers its method, since an answer to HEAD has no body to read.
+    private func encode(
+        _ method: String, _ path: String, headers: [String], body: [UInt8], version: String
+    ) -> [UInt8] {
         var head = "\(method) \(path) \(version)\r\nHost: 127.0.0.1:10150\r\n"
         for header in headers { head += header + "\r\n" }
         if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
         pendingMethods.append(method)
-        try send(Array((head + "\r\n").utf8) + body)
+        return Array((head + "\r\n").utf8) + body
     }
 
     /// Sends one request and returns its answer, which must be complete.
@@ -105,7 +117,7 @@ final class EmbeddedHTTPConnection {
         guard let headEnd = unread.indices.first(where: { unread[$0...].starts(with: separator) }) else { return nil }
         let lines = String(decoding: unread[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines[0].split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/"), let status = Int(statusLine[1]) else {
             throw Failure("not a status line: \(lines[0])")
         }
         let headers = lines.dropFirst().map { line -> (name: String, value: String) in

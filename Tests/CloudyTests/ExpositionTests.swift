@@ -129,7 +129,7 @@ final class ExpositionTests: XCTestCase {
         page.add(MetricDescriptor("weather_up", .gauge, "1 if \"fine\"."), labels: [("location", "A")], value: 1)
         var writer = ExpositionWriter()
         for family in page.sorted() { writer.write(family, format: .openMetrics) }
-        let rendered = RenderedMetrics(page: page)
+        let rendered = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
         XCTAssertEqual(String(buffer: rendered.openMetrics), String(decoding: writer.bytes, as: UTF8.self))
         XCTAssertGreaterThan(rendered.openMetricsParts.count, 1, "the counter's and the quoted help's headers differ")
         let gzip = rendered.gzip(.openMetrics)

@@ -144,14 +144,17 @@ final class HTTPRequestHandlerTests: XCTestCase {
 
     func testPipelinedRequestsAreAnsweredInOrder() throws {
         let server = try connection()
-        try server.send(
-            "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "HEAD /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
+        try server.sendPipelined([
+            ("GET", "/healthz", []), ("GET", "/nope", []), ("HEAD", "/readyz", []),
+            ("GET", "/readyz", ["Connection: close"]),
+        ])
         let answers = try (0..<4).map { _ in try XCTUnwrap(try server.readResponse()) }
         XCTAssertEqual(answers.map(\.status), [200, 404, 200, 200])
+        XCTAssertEqual(answers.map(\.version), Array(repeating: "HTTP/1.1", count: 4))
         XCTAssertEqual(answers[0].text, "OK\n")
+        XCTAssertEqual(answers[2].body, [], "HEAD: no body, even between pipelined answers")
         XCTAssertEqual(answers[3].text, "ready\n")
+        XCTAssertEqual(server.unparsedBytes, 0)
         XCTAssertEqual(answers[3].header("Connection"), "close")
         XCTAssertFalse(server.isOpen)
     }

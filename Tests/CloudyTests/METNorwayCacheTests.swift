@@ -38,9 +38,11 @@ final class METNorwayCacheTests: XCTestCase {
 
     func provider() -> METNorwayProvider {
         METNorwayProvider(
-            baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-            client: CurlHTTPClient(userAgent: "cloudy-tests/1.0 ops@example.org"), recorder: telemetry,
-            logger: log.logger, clock: clock)
+            Upstream(
+                baseURL: server.baseURL, timeout: 5,
+                client: CurlHTTPClient(userAgent: "cloudy-tests/1.0 ops@example.org"),
+                recorder: telemetry, clock: clock),
+            forecast: ForecastSettings(days: 7, hours: 24), logger: log.logger)
     }
 
     /// The server's next answer; `expiresIn` seconds from the clock's now become `Expires`.

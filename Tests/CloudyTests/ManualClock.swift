@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 /// order, each synchronously on its queue with the clock set to its deadline, so when it returns
 /// the work the timers started has finished. Call it from the test's thread, never from a queue
 /// a timer runs on.
-final class ManualClock: ExporterClock, @unchecked Sendable {
+final class ManualClock: ExporterClock {
     private struct Pending {
         let id: Int
         let deadline: Double
@@ -46,24 +46,27 @@ final class ManualClock: ExporterClock, @unchecked Sendable {
         state.withLockedValue { $0.pending.removeAll { $0.id == id } }
     }
 
+    /// The earliest timer due by `target`, taken off the list, with the clock moved to its deadline.
+    private func takeNextDue(by target: Double) -> Pending? {
+        state.withLockedValue { state in
+            let due = state.pending.filter { $0.deadline <= target }
+            guard let next = due.min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) else { return nil }
+            state.pending.removeAll { $0.id == next.id }
+            state.now = max(state.now, next.deadline)
+            return next
+        }
+    }
+
     /// Deadlines of the timers not yet run, earliest first.
     var pendingDeadlines: [Double] { state.withLockedValue { $0.pending.map(\.deadline).sorted() } }
 
     /// Moves time forward by `seconds`, running each timer due on the way.
     func advance(by seconds: Double) {
         let target = now() + seconds
-        while true {
-            let due: Pending? = state.withLockedValue { state in
-                guard
-                    let next = state.pending.filter({ $0.deadline <= target }).min(by: {
-                        ($0.deadline, $0.id) < ($1.deadline, $1.id)
-                    })
-                else { return nil }
-                state.pending.removeAll { $0.id == next.id }
-                state.now = max(state.now, next.deadline)
-                return next
-            }
-            guard let due else { break }
+        var fired = 0
+        while let due = takeNextDue(by: target) {
+            fired += 1
+            precondition(fired <= 100_000, "ManualClock: a timer keeps re-arming itself without delay")
             due.queue.sync(execute: due.action)
         }
         state.withLockedValue { $0.now = max($0.now, target) }

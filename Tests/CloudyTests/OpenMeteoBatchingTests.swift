@@ -33,8 +33,10 @@ final class OpenMeteoBatchingTests: XCTestCase {
 
     func provider(_ server: ScriptedHTTPServer, telemetry: ExporterTelemetry) -> OpenMeteoProvider {
         OpenMeteoProvider(
-            baseURL: server.baseURL, forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-            client: CurlHTTPClient(userAgent: "cloudy-test/1.0"), recorder: telemetry, placesPerRequest: 1)
+            Upstream(
+                baseURL: server.baseURL, timeout: 5, client: CurlHTTPClient(userAgent: "cloudy-test/1.0"),
+                recorder: telemetry),
+            forecast: ForecastSettings(days: 7, hours: 24), placesPerRequest: 1)
     }
 
     func testEachBatchKeepsItsOwnPlacesWhileDecodingOverlapsTheNextRequest() throws {

@@ -102,9 +102,10 @@ final class OpenMeteoDecodingTests: XCTestCase {
     func testErrorBodyReasonIsReported() throws {
         let clock = ManualClock()
         let provider = OpenMeteoProvider(
-            baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1,
-            client: CurlHTTPClient(userAgent: "test"),
-            recorder: ExporterTelemetry(startedAt: 0), clock: clock)
+            Upstream(
+                baseURL: "http://127.0.0.1:1", timeout: 1, client: CurlHTTPClient(userAgent: "test"),
+                recorder: ExporterTelemetry(startedAt: 0), clock: clock),
+            forecast: forecast)
         let response = HTTPResponse(status: 400, body: try TestPaths.fixtureBytes("open-meteo-error.json"))
         XCTAssertEqual(
             provider.httpError(response).message,
@@ -162,8 +163,9 @@ final class OpenMeteoDecodingTests: XCTestCase {
     func testRequestAsksForEveryPlaceAtOnceWithUnixTimes() {
         let client = CurlHTTPClient(userAgent: "test")
         let provider = OpenMeteoProvider(
-            baseURL: "http://127.0.0.1:1", forecast: forecast, timeout: 1, client: client,
-            recorder: ExporterTelemetry(startedAt: 0))
+            Upstream(
+                baseURL: "http://127.0.0.1:1", timeout: 1, client: client, recorder: ExporterTelemetry(startedAt: 0)),
+            forecast: forecast)
         let url = provider.url(for: [berlin, london, newYork])
         XCTAssertTrue(
             url.hasPrefix(

@@ -50,10 +50,10 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
 
     func provider(oneCall: Bool = false) -> OpenWeatherMapProvider {
         OpenWeatherMapProvider(
-            baseURL: server.baseURL, apiKey: Secret("owm-test-key"),
-            forecast: ForecastSettings(days: 7, hours: 24), timeout: 5,
-            client: CurlHTTPClient(userAgent: "cloudy-tests"), recorder: telemetry,
-            oneCall: oneCall, clock: clock)
+            Upstream(
+                baseURL: server.baseURL, timeout: 5, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+                recorder: telemetry, clock: clock),
+            apiKey: Secret("owm-test-key"), forecast: ForecastSettings(days: 7, hours: 24), oneCall: oneCall)
     }
 
     var requestCount: Int { asked.withLockedValue { $0.count } }

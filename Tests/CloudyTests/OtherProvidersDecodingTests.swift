@@ -83,9 +83,10 @@ final class OtherProvidersDecodingTests: XCTestCase {
 
     func testOpenWeatherMapErrorsNameTheProblemNotTheKey() throws {
         let provider = OpenWeatherMapProvider(
-            baseURL: "http://127.0.0.1:1", apiKey: Secret("k-123456"),
-            forecast: settings, timeout: 1, client: CurlHTTPClient(userAgent: "test"),
-            recorder: ExporterTelemetry(startedAt: 0), clock: ManualClock())
+            Upstream(
+                baseURL: "http://127.0.0.1:1", timeout: 1, client: CurlHTTPClient(userAgent: "test"),
+                recorder: ExporterTelemetry(startedAt: 0), clock: ManualClock()),
+            apiKey: Secret("k-123456"), forecast: settings)
         let unauthorized = HTTPResponse(status: 401, body: try TestPaths.fixtureBytes("openweathermap-error-401.json"))
         XCTAssertEqual(provider.httpError(unauthorized).message, "openweathermap: invalid API key (HTTP 401)")
         let limited = HTTPResponse(
@@ -102,9 +103,10 @@ final class OtherProvidersDecodingTests: XCTestCase {
 
     func met(_ place: Place) throws -> WeatherSnapshot {
         let provider = METNorwayProvider(
-            baseURL: "http://127.0.0.1:1", forecast: settings, timeout: 1,
-            client: CurlHTTPClient(userAgent: "test"), recorder: ExporterTelemetry(startedAt: 0),
-            logger: .init(label: "test"))
+            Upstream(
+                baseURL: "http://127.0.0.1:1", timeout: 1, client: CurlHTTPClient(userAgent: "test"),
+                recorder: ExporterTelemetry(startedAt: 0)),
+            forecast: settings, logger: .init(label: "test"))
         return try METNorwayProvider.decode(
             try TestPaths.fixtureBytes("met-no-compact.json"), place: place, settings: settings,
             offset: provider.utcOffset(for: place)
@@ -208,16 +210,20 @@ final class OneCallDecodingTests: XCTestCase {
             place: place, settings: ForecastSettings()
         ).get()
         XCTAssertEqual(absurd.utcOffsetSeconds, 0, "no place is that far from UTC")
-        json.removeValue(forKey: "hourly")
-        let noHours = Array(try JSONSerialization.data(withJSONObject: json))
-        XCTAssertThrowsError(
-            try OpenWeatherMapProvider.decode(
-                oneCall: noHours, place: place,
-                settings: ForecastSettings()
-            ).get()
-        ) {
-            XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the hourly section")
+        /// Decoding `json` with the default forecast settings fails for want of `section`.
+        func assertLacks(_ section: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            let body = Array(try JSONSerialization.data(withJSONObject: json))
+            XCTAssertThrowsError(
+                try OpenWeatherMapProvider.decode(oneCall: body, place: place, settings: ForecastSettings()).get(),
+                file: file, line: line
+            ) { error in
+                XCTAssertEqual(
+                    "\(error)", "openweathermap: One Call answer lacks the \(section) section", file: file, line: line)
+            }
         }
+        json.removeValue(forKey: "hourly")
+        try assertLacks("hourly")
+        let noHours = Array(try JSONSerialization.data(withJSONObject: json))
         XCTAssertNoThrow(
             try OpenWeatherMapProvider.decode(
                 oneCall: noHours, place: place,
@@ -225,15 +231,7 @@ final class OneCallDecodingTests: XCTestCase {
             ).get(),
             "no hours asked: no hourly section needed")
         json.removeValue(forKey: "current")
-        let noCurrent = Array(try JSONSerialization.data(withJSONObject: json))
-        XCTAssertThrowsError(
-            try OpenWeatherMapProvider.decode(
-                oneCall: noCurrent, place: place,
-                settings: ForecastSettings()
-            ).get()
-        ) {
-            XCTAssertEqual("\($0)", "openweathermap: One Call answer lacks the current section")
-        }
+        try assertLacks("current")
     }
 
     func testOneCallIsAConfigChoiceForOpenWeatherMapOnly() throws {

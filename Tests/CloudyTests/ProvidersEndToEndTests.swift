@@ -73,15 +73,20 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         XCTAssertFalse(everything.contains("test-owm-key"), "the key appears nowhere")
     }
 
+    /// OpenWeatherMap at the fake for Berlin, the key from the environment; `extra` adds provider keys.
+    func openWeatherMapBerlin(extra: String = "") -> String {
+        """
+        provider:
+          name: openweathermap
+          url: \(fake.baseURL)
+        \(extra)locations:
+        \(places([("Berlin", 52.52, 13.41)]))
+        """
+    }
+
     func testOpenWeatherMapBadKeyIsReportedWithoutTheKey() throws {
         let exporter = try ExporterProcess(
-            config: """
-                provider:
-                  name: openweathermap
-                  url: \(fake.baseURL)
-                locations:
-                \(places([("Berlin", 52.52, 13.41)]))
-                """, environment: ["CLOUDY_API_KEY": "WRONG-KEY-4242"])
+            config: openWeatherMapBerlin(), environment: ["CLOUDY_API_KEY": "WRONG-KEY-4242"])
         try exporter.waitFor("/healthz")
         let metrics = try waitForUp(exporter, "Berlin", 0)
         assertClose(metrics["cloudy_exporter_upstream_requests_total{provider=\"openweathermap\",code=\"401\"}"], 1)
@@ -96,14 +101,7 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
 
     func testOpenWeatherMapOneCallWhenTheConfigAsks() throws {
         let exporter = try ExporterProcess(
-            config: """
-                provider:
-                  name: openweathermap
-                  url: \(fake.baseURL)
-                  one_call: true
-                locations:
-                \(places([("Berlin", 52.52, 13.41)]))
-                """, environment: ["CLOUDY_API_KEY": "test-owm-key"])
+            config: openWeatherMapBerlin(extra: "  one_call: true\n"), environment: ["CLOUDY_API_KEY": "test-owm-key"])
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
         assertClose(

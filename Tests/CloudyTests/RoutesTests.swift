@@ -262,7 +262,7 @@ func makeServerTestStore(_ state: ServerTestStoreState, telemetryPath: String = 
     telemetry.recordUpstream(provider: .openMeteo, code: "200")
     let store = WeatherStore(
         config: Config(places: places), telemetry: telemetry, telemetryPath: telemetryPath,
-        now: fetchedAt)
+        now: fetchedAt, processMetrics: ProcessMetrics.page)
     let failure = WeatherFetchError("open-meteo: HTTP 503\nupstream body")
     let decoded = OpenMeteoProvider.decode(
         try TestPaths.fixtureBytes("open-meteo-forecast-multi.json"), places: places,

@@ -55,7 +55,7 @@ public final class CloudyApplication: Sendable {
         let config = FairUse.clampInterval(config, logger: logger)
         store = WeatherStore(
             config: config, telemetry: ExporterTelemetry(startedAt: now),
-            telemetryPath: options.telemetryPath, now: now)
+            telemetryPath: options.telemetryPath, now: now, processMetrics: ProcessMetrics.page)
         let userAgent =
             config.provider.userAgent
             ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"

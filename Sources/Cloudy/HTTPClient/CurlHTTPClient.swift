@@ -163,39 +163,47 @@ final class Exchange {
     }
 }
 
-private func curlWriteBody(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+/// What both write callbacks start with: the exchange libcurl was given as user data, and the
+/// bytes it hands over. `handle` returns how many it took (fewer makes libcurl stop).
+private func receive(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?,
+    _ handle: (Exchange, UnsafeBufferPointer<UInt8>) -> Int
 ) -> Int {
     guard let userdata, let data else { return 0 }
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    if exchange.body.count + length > exchange.cap {
-        exchange.exceeded = true
-        return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+    return data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        handle(exchange, UnsafeBufferPointer(start: bytes, count: length))
     }
-    data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        exchange.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+}
+
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+) -> Int {
+    receive(data, size, count, userdata) { exchange, bytes in
+        if exchange.body.count + bytes.count > exchange.cap {
+            exchange.exceeded = true
+            return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+        }
+        exchange.body.append(contentsOf: bytes)
+        return bytes.count
     }
-    return length
 }
 
 private func curlWriteHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let userdata, let data else { return 0 }
-    let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+    receive(data, size, count, userdata) { exchange, bytes in
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            exchange.headers = [:]  // a new response (after a redirect or a 100 Continue)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            exchange.headers[name] = value
+        }
+        return bytes.count
     }
-    if line.hasPrefix("HTTP/") {
-        exchange.headers = [:]  // a new response (after a redirect or a 100 Continue)
-    } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        exchange.headers[name] = value
-    }
-    return length
 }
 
 private func curlProgress(

@@ -155,13 +155,13 @@ public final class Geocoder: @unchecked Sendable {
     static func narrow(_ results: [GeocodingResult], _ search: CitySearch) -> [GeocodingResult] {
         var matches = results
         if let country = search.country {
-            matches = matches.filter { $0.countryCode?.uppercased() == country.uppercased() }
+            matches = matches.filter { $0.country_code?.uppercased() == country.uppercased() }
         }
         if let comma = search.query.firstIndex(of: ",") {
             let qualifier = search.query[search.query.index(after: comma)...].trimmingCharacters(in: .whitespaces)
                 .lowercased()
             let qualified = matches.filter { result in
-                [result.country, result.countryCode, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
+                [result.country, result.country_code, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
             }
             if !qualified.isEmpty { matches = qualified }
         }
@@ -192,19 +192,16 @@ struct GeocodingAnswer: Decodable {
     let results: [GeocodingResult]?
 }
 
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct GeocodingResult: Decodable {
     let name: String?
     let latitude: Double?
     let longitude: Double?
-    let countryCode: String?
+    let country_code: String?
     let country: String?
     let admin1: String?
     let timezone: String?
-
-    enum CodingKeys: String, CodingKey {
-        case name, latitude, longitude, country, admin1, timezone
-        case countryCode = "country_code"
-    }
 
     var label: String { [name, admin1, country].compactMap { $0 }.joined(separator: ", ") }
 }

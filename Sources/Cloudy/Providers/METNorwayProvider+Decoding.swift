@@ -34,16 +34,16 @@ extension METNorwayProvider {
     static func hourlySteps(_ steps: [METTimedStep], now: Double, hours: Int) -> [HourlyForecast] {
         var previousHour: [Double: METPeriod] = [:]
         for step in steps {
-            if let period = step.data.next1Hours { previousHour[step.time + 3600] = period }
+            if let period = step.data.next_1_hours { previousHour[step.time + 3600] = period }
         }
         return steps.compactMap { step in
             guard let ahead = ForecastTime.hoursAhead(step.time, now: now), ahead >= 1, ahead <= hours,
                 let period = previousHour[step.time]
             else { return nil }
             return HourlyForecast(
-                hoursAhead: ahead, time: step.time, temperatureCelsius: step.details?.airTemperature,
+                hoursAhead: ahead, time: step.time, temperatureCelsius: step.details?.air_temperature,
                 precipitationMeters: period.precipitationMeters,
-                windSpeedMetersPerSecond: step.details?.windSpeed,
+                windSpeedMetersPerSecond: step.details?.wind_speed,
                 conditionCode: period.wmoCode
             )
         }
@@ -59,15 +59,15 @@ struct METTimedStep {
 
     /// The step as the current conditions.
     var conditions: CurrentConditions {
-        let symbol = data.next1Hours?.summary?.symbolCode ?? data.next6Hours?.summary?.symbolCode
+        let symbol = data.next_1_hours?.summary?.symbol_code ?? data.next_6_hours?.summary?.symbol_code
         return CurrentConditions(
             observedAt: time,
-            temperatureCelsius: details?.airTemperature,
-            relativeHumidityRatio: details?.relativeHumidity.map { $0 / 100 },
-            windSpeedMetersPerSecond: details?.windSpeed,
-            windDirectionDegrees: details?.windFromDirection,
-            pressureMslPascals: details?.airPressureAtSeaLevel.map { $0 * 100 },
-            cloudCoverRatio: details?.cloudAreaFraction.map { $0 / 100 },
+            temperatureCelsius: details?.air_temperature,
+            relativeHumidityRatio: details?.relative_humidity.map { $0 / 100 },
+            windSpeedMetersPerSecond: details?.wind_speed,
+            windDirectionDegrees: details?.wind_from_direction,
+            pressureMslPascals: details?.air_pressure_at_sea_level.map { $0 * 100 },
+            cloudCoverRatio: details?.cloud_area_fraction.map { $0 / 100 },
             isDay: symbol.flatMap(ConditionMapping.isDay(metSymbol:)),
             conditionCode: symbol.flatMap(ConditionMapping.wmo(metSymbol:))
         )
@@ -77,11 +77,11 @@ struct METTimedStep {
     /// where the series is hourly, next_6_hours where it is six-hourly, so no amount is counted
     /// twice.
     var forecastStep: ForecastStep {
-        let period = data.next1Hours ?? data.next6Hours
+        let period = data.next_1_hours ?? data.next_6_hours
         return ForecastStep(
-            time: time, temperatureMin: details?.airTemperature,
-            temperatureMax: details?.airTemperature, precipitation: period?.precipitationMeters,
-            windSpeed: details?.windSpeed, conditionCode: period?.wmoCode)
+            time: time, temperatureMin: details?.air_temperature,
+            temperatureMax: details?.air_temperature, precipitation: period?.precipitationMeters,
+            windSpeed: details?.wind_speed, conditionCode: period?.wmoCode)
     }
 }
 
@@ -105,47 +105,32 @@ struct METStep: Decodable {
     let data: METData?
 }
 
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct METData: Decodable {
     struct Instant: Decodable { let details: METDetails? }
     let instant: Instant?
-    let next1Hours: METPeriod?
-    let next6Hours: METPeriod?
-
-    enum CodingKeys: String, CodingKey {
-        case instant
-        case next1Hours = "next_1_hours"
-        case next6Hours = "next_6_hours"
-    }
+    let next_1_hours: METPeriod?
+    let next_6_hours: METPeriod?
 }
 
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct METDetails: Decodable {
-    let airTemperature, airPressureAtSeaLevel, cloudAreaFraction, relativeHumidity: Double?
-    let windFromDirection, windSpeed: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case airTemperature = "air_temperature"
-        case airPressureAtSeaLevel = "air_pressure_at_sea_level"
-        case cloudAreaFraction = "cloud_area_fraction"
-        case relativeHumidity = "relative_humidity"
-        case windFromDirection = "wind_from_direction"
-        case windSpeed = "wind_speed"
-    }
+    let air_temperature, air_pressure_at_sea_level, cloud_area_fraction, relative_humidity: Double?
+    let wind_from_direction, wind_speed: Double?
 }
 
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct METPeriod: Decodable {
-    struct Summary: Decodable {
-        let symbolCode: String?
-        enum CodingKeys: String, CodingKey { case symbolCode = "symbol_code" }
-    }
-    struct Details: Decodable {
-        let precipitationAmount: Double?
-        enum CodingKeys: String, CodingKey { case precipitationAmount = "precipitation_amount" }
-    }
+    struct Summary: Decodable { let symbol_code: String? }
+    struct Details: Decodable { let precipitation_amount: Double? }
     let summary: Summary?
     let details: Details?
 
-    var precipitationMeters: Double? { details?.precipitationAmount.map { $0 / 1000 } }
-    var wmoCode: Int? { summary?.symbolCode.flatMap(ConditionMapping.wmo(metSymbol:)) }
+    var precipitationMeters: Double? { details?.precipitation_amount.map { $0 / 1000 } }
+    var wmoCode: Int? { summary?.symbol_code.flatMap(ConditionMapping.wmo(metSymbol:)) }
 }
 
 /// `2026-06-15T12:00:00Z`, the only time form MET sends.

@@ -26,13 +26,8 @@ public final class METNorwayProvider: WeatherProvider {
     private let warnedDeprecation = NIOLockedValueBox(false)
     private let warnedSolar = NIOLockedValueBox(Set<String>())
 
-    public init(
-        baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-        recorder: UpstreamRecording, logger: Logger, clock: ExporterClock = SystemClock()
-    ) {
-        endpoint = UpstreamEndpoint(
-            provider: name, baseURL: baseURL, timeout: timeout, client: client,
-            recorder: recorder, clock: clock)
+    public init(_ upstream: Upstream, forecast: ForecastSettings, logger: Logger) {
+        endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
         self.forecast = forecast
         self.logger = logger
     }

@@ -52,27 +52,21 @@ extension OpenMeteoProvider {
 
 /// One place's answer. Sections are dictionaries so that variables the API adds or drops never
 /// break decoding; every value may be null.
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct OpenMeteoForecast: Decodable {
     let latitude: Double?
     let longitude: Double?
-    let utcOffsetSeconds: Int?
+    let utc_offset_seconds: Int?
     let timezone: String?
-    let currentUnits: [String: String]?
+    let current_units: [String: String]?
     let current: [String: Double?]?
-    let hourlyUnits: [String: String]?
+    let hourly_units: [String: String]?
     let hourly: [String: [Double?]]?
-    let dailyUnits: [String: String]?
+    let daily_units: [String: String]?
     let daily: [String: [Double?]]?
     let error: Bool?
     let reason: String?
-
-    enum CodingKeys: String, CodingKey {
-        case latitude, longitude, timezone, current, hourly, daily, error, reason
-        case utcOffsetSeconds = "utc_offset_seconds"
-        case currentUnits = "current_units"
-        case hourlyUnits = "hourly_units"
-        case dailyUnits = "daily_units"
-    }
 
     /// The snapshot this answer gives, or why it gives none (an error entry, a missing section).
     func snapshot(forecast: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
@@ -84,7 +78,7 @@ struct OpenMeteoForecast: Decodable {
             daily: daily != nil, settings: forecast)
         return sections.map { current in
             let now = current["time"] ?? nil
-            let offset = WeatherAPI.plausibleOffset(utcOffsetSeconds)
+            let offset = WeatherAPI.plausibleOffset(utc_offset_seconds)
             var snapshot = WeatherSnapshot(
                 current: currentConditions(current), timezone: timezone,
                 utcOffsetSeconds: offset, latitude: latitude, longitude: longitude)
@@ -100,7 +94,7 @@ struct OpenMeteoForecast: Decodable {
 
     /// The current section in base units.
     func currentConditions(_ current: [String: Double?]) -> CurrentConditions {
-        let units = OpenMeteoSectionUnits(declared: currentUnits ?? [:])
+        let units = OpenMeteoSectionUnits(declared: current_units ?? [:])
         func value(_ key: String) -> Double? { current[key] ?? nil }
         return CurrentConditions(
             observedAt: value("time"),
@@ -125,7 +119,7 @@ struct OpenMeteoForecast: Decodable {
     /// whole hour: `hour="1"` is the next whole hour.
     func hourlySteps(now: Double?, hours: Int) -> [HourlyForecast] {
         guard let hourly, let times = hourly["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: hourlyUnits ?? [:])
+        let units = OpenMeteoSectionUnits(declared: hourly_units ?? [:])
         func series(_ key: String, _ index: Int) -> Double? { Self.value(hourly, key, index) }
         let base = now.map { ($0 / 3600).rounded(.down) * 3600 } ?? times.first.flatMap { $0 }
         var steps: [HourlyForecast] = []
@@ -152,7 +146,7 @@ struct OpenMeteoForecast: Decodable {
     /// keeps that true whatever the answer holds).
     func dailySteps(now: Double?, offset: Int, days: Int) -> [DailyForecast] {
         guard let daily, let times = daily["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: dailyUnits ?? [:])
+        let units = OpenMeteoSectionUnits(declared: daily_units ?? [:])
         func series(_ key: String, _ index: Int) -> Double? { Self.value(daily, key, index) }
         func localDay(_ time: Double) -> Int? { ForecastTime.localDay(time, offset: offset) }
         let today = now.flatMap(localDay) ?? times.first.flatMap { $0 }.flatMap(localDay)

@@ -17,14 +17,8 @@ public final class OpenMeteoProvider: WeatherProvider {
     /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
     let apiKey: Secret?
 
-    public init(
-        baseURL: String, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-        recorder: UpstreamRecording, apiKey: Secret? = nil, placesPerRequest: Int = 100,
-        clock: ExporterClock = SystemClock()
-    ) {
-        endpoint = UpstreamEndpoint(
-            provider: name, baseURL: baseURL, timeout: timeout, client: client,
-            recorder: recorder, clock: clock)
+    public init(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100) {
+        endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
         self.forecast = forecast
         self.apiKey = apiKey
         self.placesPerRequest = placesPerRequest

@@ -47,12 +47,12 @@ extension OWMCurrent {
         return CurrentConditions(
             observedAt: now,
             temperatureCelsius: main.temp,
-            apparentTemperatureCelsius: main.feelsLike,
+            apparentTemperatureCelsius: main.feels_like,
             relativeHumidityRatio: main.humidity.map { $0 / 100 },
             windSpeedMetersPerSecond: wind?.speed,
             windGustMetersPerSecond: wind?.gust,
             windDirectionDegrees: wind?.deg,
-            pressureMslPascals: (main.seaLevel ?? main.pressure).map { $0 * 100 },
+            pressureMslPascals: (main.sea_level ?? main.pressure).map { $0 * 100 },
             cloudCoverRatio: clouds?.all.map { $0 / 100 },
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
             visibilityMeters: visibility,
@@ -82,8 +82,8 @@ extension OWMForecast.Entry {
     var step: ForecastStep? {
         guard let time = dt else { return nil }
         return ForecastStep(
-            time: time, temperatureMin: main?.tempMin ?? main?.temp,
-            temperatureMax: main?.tempMax ?? main?.temp,
+            time: time, temperatureMin: main?.temp_min ?? main?.temp,
+            temperatureMax: main?.temp_max ?? main?.temp,
             precipitation: (threeHourPrecipitation ?? 0) / 1000, precipitationProbability: pop,
             windSpeed: wind?.speed, windGust: wind?.gust, conditionCode: weather?.first?.wmoCode)
     }
@@ -96,16 +96,10 @@ struct OWMCondition: Decodable {
     /// The condition as a WMO code.
     var wmoCode: Int? { id.flatMap(ConditionMapping.wmo(openWeatherMapID:)) }
 }
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct OWMMain: Decodable {
-    let temp, feelsLike, tempMin, tempMax, pressure, seaLevel, humidity: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case temp, pressure, humidity
-        case feelsLike = "feels_like"
-        case tempMin = "temp_min"
-        case tempMax = "temp_max"
-        case seaLevel = "sea_level"
-    }
+    let temp, feels_like, temp_min, temp_max, pressure, sea_level, humidity: Double?
 }
 struct OWMWind: Decodable { let speed, deg, gust: Double? }
 struct OWMClouds: Decodable { let all: Double? }

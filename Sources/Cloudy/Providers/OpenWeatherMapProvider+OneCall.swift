@@ -16,46 +16,28 @@ extension OpenWeatherMapProvider {
     }
 }
 
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 struct OneCallAnswer: Decodable {
     struct Moment: Decodable {
-        let dt, sunrise, sunset, temp, feelsLike, pressure, humidity, dewPoint, uvi, clouds, visibility: Double?
-        let windSpeed, windDeg, windGust, pop: Double?
+        let dt, sunrise, sunset, temp, feels_like, pressure, humidity, dew_point, uvi, clouds, visibility: Double?
+        let wind_speed, wind_deg, wind_gust, pop: Double?
         let weather: [OWMCondition]?
         let rain: OWMAmount?
         let snow: OWMAmount?
-
-        enum CodingKeys: String, CodingKey {
-            case dt, sunrise, sunset, temp, pressure, humidity, uvi, clouds, visibility, pop, weather, rain, snow
-            case feelsLike = "feels_like"
-            case dewPoint = "dew_point"
-            case windSpeed = "wind_speed"
-            case windDeg = "wind_deg"
-            case windGust = "wind_gust"
-        }
     }
     struct Day: Decodable {
         struct Temperatures: Decodable { let min, max: Double? }
-        let dt, sunrise, sunset, windSpeed, windGust, pop, uvi, rain, snow: Double?
+        let dt, sunrise, sunset, wind_speed, wind_gust, pop, uvi, rain, snow: Double?
         let temp: Temperatures?
         let weather: [OWMCondition]?
-
-        enum CodingKeys: String, CodingKey {
-            case dt, sunrise, sunset, pop, uvi, rain, snow, temp, weather
-            case windSpeed = "wind_speed"
-            case windGust = "wind_gust"
-        }
     }
     let lat, lon: Double?
     let timezone: String?
-    let timezoneOffset: Int?
+    let timezone_offset: Int?
     let current: Moment?
     let hourly: [Moment]?
     let daily: [Day]?
-
-    enum CodingKeys: String, CodingKey {
-        case lat, lon, timezone, current, hourly, daily
-        case timezoneOffset = "timezone_offset"
-    }
 
     /// The snapshot of this answer, or which section it lacks (a current section without a
     /// finite `dt` counts as lacking).
@@ -65,7 +47,7 @@ struct OneCallAnswer: Decodable {
             of: "openweathermap: One Call answer", current: observed,
             hourly: hourly != nil, daily: daily != nil, settings: settings)
         return sections.map { current, now in
-            let offset = WeatherAPI.plausibleOffset(timezoneOffset)
+            let offset = WeatherAPI.plausibleOffset(timezone_offset)
             var snapshot = WeatherSnapshot(
                 current: current.conditions(observedAt: now),
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
@@ -89,7 +71,7 @@ struct OneCallAnswer: Decodable {
                 temperatureMaxCelsius: day.temp?.max, temperatureMinCelsius: day.temp?.min,
                 precipitationSumMeters: ((day.rain ?? 0) + (day.snow ?? 0)) / 1000,
                 precipitationProbabilityRatio: day.pop,
-                windSpeedMaxMetersPerSecond: day.windSpeed, windGustMaxMetersPerSecond: day.windGust,
+                windSpeedMaxMetersPerSecond: day.wind_speed, windGustMaxMetersPerSecond: day.wind_gust,
                 uvIndexMax: day.uvi,
                 conditionCode: day.weather?.first?.wmoCode,
                 sunrise: day.sunrise, sunset: day.sunset
@@ -105,12 +87,12 @@ extension OneCallAnswer.Moment {
         return CurrentConditions(
             observedAt: now,
             temperatureCelsius: temp,
-            apparentTemperatureCelsius: feelsLike,
-            dewPointCelsius: dewPoint,
+            apparentTemperatureCelsius: feels_like,
+            dewPointCelsius: dew_point,
             relativeHumidityRatio: humidity.map { $0 / 100 },
-            windSpeedMetersPerSecond: windSpeed,
-            windGustMetersPerSecond: windGust,
-            windDirectionDegrees: windDeg,
+            windSpeedMetersPerSecond: wind_speed,
+            windGustMetersPerSecond: wind_gust,
+            windDirectionDegrees: wind_deg,
             pressureMslPascals: pressure.map { $0 * 100 },
             cloudCoverRatio: clouds.map { $0 / 100 },
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
@@ -129,7 +111,7 @@ extension OneCallAnswer.Moment {
         return HourlyForecast(
             hoursAhead: ahead, time: time, temperatureCelsius: temp, precipitationProbabilityRatio: pop,
             precipitationMeters: OWMAmount.lastHourMeters(rain: rain, snow: snow),
-            windSpeedMetersPerSecond: windSpeed,
+            windSpeedMetersPerSecond: wind_speed,
             conditionCode: weather?.first?.wmoCode
         )
     }

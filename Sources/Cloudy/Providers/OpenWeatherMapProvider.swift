@@ -27,13 +27,8 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     /// Last good answer per place name.
     private let recent = NIOLockedValueBox([String: RecentAnswer]())
 
-    public init(
-        baseURL: String, apiKey: Secret, forecast: ForecastSettings, timeout: Double, client: CurlHTTPClient,
-        recorder: UpstreamRecording, oneCall: Bool = false, clock: ExporterClock = SystemClock()
-    ) {
-        endpoint = UpstreamEndpoint(
-            provider: name, baseURL: baseURL, timeout: timeout, client: client,
-            recorder: recorder, clock: clock)
+    public init(_ upstream: Upstream, apiKey: Secret, forecast: ForecastSettings, oneCall: Bool = false) {
+        endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
         self.apiKey = apiKey
         self.forecast = forecast
         self.oneCall = oneCall

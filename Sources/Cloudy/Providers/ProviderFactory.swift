@@ -7,21 +7,17 @@ enum ProviderFactory {
         clock: ExporterClock
     ) -> WeatherProvider {
         let settings = config.provider
+        let upstream = Upstream(
+            baseURL: settings.url, timeout: config.refresh.timeout, client: client, recorder: recorder, clock: clock)
         switch settings.name {
         case .openMeteo:
-            return OpenMeteoProvider(
-                baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                client: client, recorder: recorder, apiKey: settings.apiKey, clock: clock)
+            return OpenMeteoProvider(upstream, forecast: config.forecast, apiKey: settings.apiKey)
         case .openWeatherMap:
             // Config validation guarantees the key.
             return OpenWeatherMapProvider(
-                baseURL: settings.url, apiKey: settings.apiKey ?? Secret(""),
-                forecast: config.forecast, timeout: config.refresh.timeout, client: client,
-                recorder: recorder, oneCall: settings.oneCall, clock: clock)
+                upstream, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast, oneCall: settings.oneCall)
         case .metNorway:
-            return METNorwayProvider(
-                baseURL: settings.url, forecast: config.forecast, timeout: config.refresh.timeout,
-                client: client, recorder: recorder, logger: logger, clock: clock)
+            return METNorwayProvider(upstream, forecast: config.forecast, logger: logger)
         }
     }
 }

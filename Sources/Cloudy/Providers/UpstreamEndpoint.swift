@@ -1,17 +1,38 @@
-/// Where a provider asks and with what: the API's base URL, the HTTP client and each exchange's
-/// timeout, the recorder that counts exchanges under the provider's name, and the clock that
-/// times the provider's caches and reads `Retry-After` dates.
+/// Where and how a provider asks: the API's base URL, each exchange's timeout, the HTTP client,
+/// the recorder that counts exchanges, and the clock that times the provider's caches and reads
+/// `Retry-After` dates. Every provider is built with one.
+public struct Upstream: Sendable {
+    public let baseURL: String
+    public let timeout: Double
+    public let client: CurlHTTPClient
+    public let recorder: UpstreamRecording
+    public let clock: ExporterClock
+
+    public init(
+        baseURL: String, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
+        clock: ExporterClock = SystemClock()
+    ) {
+        self.baseURL = baseURL
+        self.timeout = timeout
+        self.client = client
+        self.recorder = recorder
+        self.clock = clock
+    }
+}
+
+/// A provider's `Upstream`, with the name its exchanges are counted under.
 struct UpstreamEndpoint: Sendable {
     let provider: ProviderName
-    let baseURL: String
-    let timeout: Double
-    let client: CurlHTTPClient
-    let recorder: UpstreamRecording
-    let clock: ExporterClock
+    let upstream: Upstream
+
+    var baseURL: String { upstream.baseURL }
+    var client: CurlHTTPClient { upstream.client }
+    var recorder: UpstreamRecording { upstream.recorder }
+    var clock: ExporterClock { upstream.clock }
 
     /// A GET of `url` asking for JSON, with `headers` after the `Accept`.
     func request(_ url: String, headers: [(name: String, value: String)] = []) -> HTTPRequest {
-        HTTPRequest(url: url, headers: [("Accept", "application/json")] + headers, timeout: timeout)
+        HTTPRequest(url: url, headers: [("Accept", "application/json")] + headers, timeout: upstream.timeout)
     }
 
     /// One exchange, counted with its HTTP status or, when there was no answer, its error kind.

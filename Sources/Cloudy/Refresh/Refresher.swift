@@ -24,6 +24,8 @@ public final class Refresher: @unchecked Sendable {
     private let geocoder: Geocoder
     // Touched only on `queue`:
     private var timer: ScheduledTimer?
+    /// When `timer` fires (clock seconds).
+    private var timerDeadline: Double?
     private var staleTimer: ScheduledTimer?
     private var running = false
     private var lastStarted = 0.0
@@ -106,9 +108,15 @@ public final class Refresher: @unchecked Sendable {
         queue.sync {}
     }
 
+    /// When the next refresh is due (clock seconds), or nil when stopped.
+    var nextRefresh: Double? {
+        queue.sync { running ? timerDeadline : nil }
+    }
+
     /// Arms the one-shot refresh timer `delay` seconds from now (at once when ≤ 0).
     private func arm(in delay: Double) {
         timer?.cancel()
+        timerDeadline = clock.now() + max(0, delay)
         timer = clock.schedule(after: delay, leeway: min(1, backoff.interval * 0.05), on: queue) { [weak self] in
             guard let self, self.running else { return }
             let started = self.clock.now()

@@ -19,7 +19,7 @@ public final class WeatherStore: Sendable {
     /// `processMetrics` reads the live `process_*` families at scrape time: /proc by default.
     public init(
         config: Config, telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
-        processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page
+        processMetrics: @escaping @Sendable () -> MetricFamilies
     ) {
         self.telemetry = telemetry
         self.telemetryPath = telemetryPath

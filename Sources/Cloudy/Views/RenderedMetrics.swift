@@ -19,7 +19,7 @@ public struct RenderedMetrics: Sendable {
 
     /// `processMetrics` reads the live `process_*` families; a scrape calls it at most once a
     /// second (`TailCache.maxAge`).
-    public init(page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies = ProcessMetrics.page) {
+    public init(page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies) {
         tails = TailCache(processMetrics: processMetrics)
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
