@@ -117,6 +117,10 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.header("Content-Type"), "text/css; charset=utf-8")
         XCTAssertTrue(answer.text.contains("prefers-color-scheme:dark"))
+        let icon = try connection(.ready).request("/favicon.svg")
+        XCTAssertEqual(icon.status, 200)
+        XCTAssertEqual(icon.header("Content-Type"), "image/svg+xml")
+        XCTAssertTrue(icon.text.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
     }
 
     // MARK: /metrics

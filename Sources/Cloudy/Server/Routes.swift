@@ -16,7 +16,7 @@ public struct Routes: Sendable {
     }
 
     public enum Page: Sendable, Equatable {
-        case metrics, healthy, ready, landing, stylesheet
+        case metrics, healthy, ready, landing, stylesheet, favicon
         /// `/places/<name>`, the name percent-decoded; a name no place has is answered 404.
         case place(String)
     }
@@ -41,6 +41,7 @@ public struct Routes: Sendable {
         case "/-/reload": return .reload
         case "/": return .page(.landing)
         case Stylesheet.path: return .page(.stylesheet)
+        case WeatherIcons.faviconPath: return .page(.favicon)
         default:
             guard path.hasPrefix("/places/") else { return nil }
             let segment = path.dropFirst("/places/".count)
@@ -92,6 +93,8 @@ extension Routes {
             return Reply(status: .ok, headers: HTMLPages.headers, body: [page])
         case .stylesheet:
             return Reply(status: .ok, headers: [("Content-Type", "text/css; charset=utf-8")], body: [Stylesheet.body])
+        case .favicon:
+            return Reply(status: .ok, headers: [("Content-Type", "image/svg+xml")], body: [WeatherIcons.favicon])
         case .metrics:
             return metrics(head: head)
         }

@@ -25,7 +25,7 @@ public struct HTMLPages: Sendable {
         let masthead = Masthead(
             version: BuildInfo.version, readiness: readiness.notReadyReason.map { "not ready: " + $0 } ?? "ready",
             readinessClass: readiness.notReadyReason == nil ? "ready" : "not-ready", metricsPath: telemetryPath,
-            stylesheetPath: Stylesheet.path)
+            stylesheetPath: Stylesheet.path, faviconPath: WeatherIcons.faviconPath)
         let staleAfter = config.refresh.staleAfter
         var cards: [StatusViewModel] = []
         var places: [String: ByteBuffer] = [:]
@@ -62,6 +62,7 @@ public struct HTMLPages: Sendable {
         let readinessClass: String
         let metricsPath: String
         let stylesheetPath: String
+        let faviconPath: String
     }
 
     struct LandingContent {

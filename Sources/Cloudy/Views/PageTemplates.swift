@@ -35,7 +35,10 @@ enum PageTemplates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
         <title>{{title}}</title>
-        <link rel="stylesheet" href="{{#masthead}}{{stylesheetPath}}{{/masthead}}">
+        {{#masthead}}
+        <link rel="stylesheet" href="{{stylesheetPath}}">
+        <link rel="icon" href="{{faviconPath}}" type="image/svg+xml">
+        {{/masthead}}
         </head>
         <body>
         {{> icons}}

@@ -1,8 +1,21 @@
+import NIOCore
+
 /// The weather icons, shipped in the binary as one inline SVG sprite per page: a `<symbol>` per
 /// `WeatherCondition.icon` name (`i-rain`, `i-clear-night`, …) that the pages show with
 /// `<use href="#i-NAME"/>`. Colours are presentation attributes, not CSS, so the icons need no
 /// style and nothing from the network.
 enum WeatherIcons {
+    /// The pages' favicon (a sun behind a cloud), so no browser asks for a `/favicon.ico` that
+    /// is not there.
+    static let faviconPath = "/favicon.svg"
+    static let favicon = ByteBuffer(
+        string: """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">\
+            <circle cx="11" cy="10" r="6" fill="\(sun)"/>\
+            <path fill="\(cloud)" d="M9 26h15a5.5 5.5 0 0 0 .6-11A7.5 7.5 0 0 0 10 16a5 5 0 0 0-1 10z"/></svg>
+
+            """)
+
     /// Every icon `WeatherCondition` names, and `unknown`.
     static let names = [
         "clear-day", "clear-night", "partly-cloudy-day", "partly-cloudy-night", "cloudy", "fog", "drizzle",
