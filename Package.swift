@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
+        // HTML of the status and place pages: logic-less templates, every value HTML-escaped.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // libcurl, the HTTP client for weather APIs (Debian: libcurl4-openssl-dev).
@@ -47,6 +49,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ] + nio
         ),
         .executableTarget(

@@ -65,13 +65,62 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.header("Content-Type"), "text/html; charset=utf-8")
         XCTAssertEqual(answer.header("Content-Length"), String(answer.body.count))
+        XCTAssertEqual(answer.header("Content-Security-Policy"), Self.contentSecurityPolicy)
         let html = answer.text
         XCTAssertTrue(html.contains("<a href=\"/metrics\">"), html)
-        XCTAssertTrue(html.contains("New York</td><td class=\"up\">up"), html)
+        XCTAssertTrue(html.contains("<a dir=\"auto\" href=\"/places/New%20York\">New York</a>"), html)
+        XCTAssertTrue(html.contains("<span class=\"badge\">up</span>"), html)
         XCTAssertTrue(html.contains("2:15 PM"), "Berlin's 12:15Z observation in 12h notation, local time")
 
         let custom = try connection(.ready, telemetryPath: "/weather/metrics").request("/")
         XCTAssertTrue(custom.text.contains("<a href=\"/weather/metrics\">"), custom.text)
+    }
+
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+        + "frame-ancestors 'none'"
+
+    func testEachPlaceHasAPageAtItsPercentEncodedName() throws {
+        let server = try connection(.readyWithNewYorkFailing)
+        let berlin = try server.request("/places/Berlin")
+        XCTAssertEqual(berlin.status, 200)
+        XCTAssertEqual(berlin.header("Content-Type"), "text/html; charset=utf-8")
+        XCTAssertEqual(berlin.header("Content-Security-Policy"), Self.contentSecurityPolicy)
+        XCTAssertTrue(berlin.text.contains("<h1 dir=\"auto\">Berlin</h1>"), berlin.text)
+        XCTAssertTrue(berlin.text.contains("<th scope=\"row\">Today</th>"), berlin.text)
+        let newYork = try server.request("/places/New%20York?from=landing")
+        XCTAssertEqual(newYork.status, 200)
+        XCTAssertTrue(
+            newYork.text.contains("<span class=\"badge\">down</span> <span dir=\"auto\">open-meteo: HTTP 503"),
+            newYork.text)
+
+        let head = try server.request("HEAD", "/places/Berlin")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), String(berlin.body.count))
+        XCTAssertTrue(head.body.isEmpty)
+        XCTAssertEqual(try server.request("POST", "/places/Berlin").status, 405)
+    }
+
+    func testAnUnknownPlaceGetsTheNotFoundPage() throws {
+        let server = try connection(.ready)
+        for path in ["/places/Paris", "/places/", "/places/Berlin/week", "/places/%ZZ", "/places/New+York"] {
+            let answer = try server.request(path)
+            XCTAssertEqual(answer.status, 404, path)
+            XCTAssertEqual(answer.header("Content-Type"), "text/html; charset=utf-8", path)
+            XCTAssertTrue(answer.text.contains("<h1>No such place</h1>"), path)
+        }
+        XCTAssertEqual(try server.request("/places").text, "404 page not found\n", "not a place page")
+    }
+
+    func testTheStylesheetIsServedFromTheBinary() throws {
+        let answer = try connection(.ready).request("/cloudy.css")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.header("Content-Type"), "text/css; charset=utf-8")
+        XCTAssertTrue(answer.text.contains("prefers-color-scheme:dark"))
+        let icon = try connection(.ready).request("/favicon.svg")
+        XCTAssertEqual(icon.status, 200)
+        XCTAssertEqual(icon.header("Content-Type"), "image/svg+xml")
+        XCTAssertTrue(icon.text.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
     }
 
     // MARK: /metrics

@@ -42,12 +42,12 @@ final class UnitConversionTests: XCTestCase {
     }
 
     func testStatusPageNumbersAndClock() {
-        XCTAssertEqual(StatusViewModel.number(24.46), "24.5")
-        XCTAssertEqual(StatusViewModel.number(-0.04), "0.0")
-        XCTAssertEqual(StatusViewModel.number(-3.25), "-3.3", "halves round away from zero")
+        XCTAssertEqual(ValueFormat.number(24.46), "24.5")
+        XCTAssertEqual(ValueFormat.number(-0.04), "0.0")
+        XCTAssertEqual(ValueFormat.number(-3.25), "-3.3", "halves round away from zero")
         // 1781525700 + 7200 = 14:15 local in Berlin.
-        XCTAssertEqual(StatusViewModel.clock(1_781_525_700 + 7200, notation: .h24), "14:15")
-        XCTAssertEqual(StatusViewModel.clock(1_781_525_700 + 7200, notation: .h12), "2:15 PM")
-        XCTAssertEqual(StatusViewModel.clock(0, notation: .h12), "12:00 AM")
+        XCTAssertEqual(ValueFormat.clock(1_781_525_700 + 7200, notation: .h24), "14:15")
+        XCTAssertEqual(ValueFormat.clock(1_781_525_700 + 7200, notation: .h12), "2:15 PM")
+        XCTAssertEqual(ValueFormat.clock(0, notation: .h12), "12:00 AM")
     }
 }

@@ -16,7 +16,9 @@ public struct Routes: Sendable {
     }
 
     public enum Page: Sendable, Equatable {
-        case metrics, healthy, ready, landing
+        case metrics, healthy, ready, landing, stylesheet, favicon
+        /// `/places/<name>`, the name percent-decoded; a name no place has is answered 404.
+        case place(String)
     }
 
     public let store: WeatherStore
@@ -38,7 +40,16 @@ public struct Routes: Sendable {
         case "/readyz", "/-/ready": return .page(.ready)
         case "/-/reload": return .reload
         case "/": return .page(.landing)
-        default: return nil
+        case Stylesheet.path: return .page(.stylesheet)
+        case WeatherIcons.faviconPath: return .page(.favicon)
+        default:
+            guard path.hasPrefix("/places/") else { return nil }
+            let segment = path.dropFirst("/places/".count)
+            // Not a name: another slash (the name's own are %2F), or bytes that do not decode.
+            guard !segment.contains("/"), let name = StatusViewModel.percentDecoded(segment) else {
+                return .page(.place(""))
+            }
+            return .page(.place(name))
         }
     }
 }
@@ -73,9 +84,17 @@ extension Routes {
                 .ok, (["ready"] + rendered.placeProblems.map { "failing: " + Self.oneLine($0) }).joined(separator: "\n")
             )
         case .landing:
-            return Reply(
-                status: .ok, headers: [("Content-Type", "text/html; charset=utf-8")], body: [store.rendered.landingPage]
-            )
+            return Reply(status: .ok, headers: HTMLPages.headers, body: [store.rendered.html.landing])
+        case .place(let name):
+            let html = store.rendered.html
+            guard let page = html.places[name] else {
+                return Reply(status: .notFound, headers: HTMLPages.headers, body: [html.notFound])
+            }
+            return Reply(status: .ok, headers: HTMLPages.headers, body: [page])
+        case .stylesheet:
+            return Reply(status: .ok, headers: [("Content-Type", "text/css; charset=utf-8")], body: [Stylesheet.body])
+        case .favicon:
+            return Reply(status: .ok, headers: [("Content-Type", "image/svg+xml")], body: [WeatherIcons.favicon])
         case .metrics:
             return metrics(head: head)
         }

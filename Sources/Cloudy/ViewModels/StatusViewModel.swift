@@ -1,71 +1,127 @@
-/// One place as the status page shows it: display strings in the place's units and the
-/// configured time notation, like the app's day view model. Given its settings, never reading any.
-public struct StatusViewModel {
-    public let status: PlaceStatus
-    public let units: UnitSettings
-    public let now: Double
-    public let staleAfter: Double
+/// One place as `/` shows it, like the app's list of saved places: its state, condition,
+/// temperature, today's low and high and wind, as display strings in the place's units and the
+/// configured time notation. Given its settings, never reading any; every value is worked out
+/// once, when the page is rendered.
+public struct StatusViewModel: Sendable {
+    public enum State: String, Sendable {
+        /// The last refresh succeeded.
+        case up
+        /// The last refresh failed; the weather still shown is younger than `stale_after`.
+        case down
+        /// The last good weather is older than `stale_after` and no longer shown.
+        case stale
+        /// No refresh has been tried yet.
+        case waiting
+    }
+
+    public let name: String
+    /// The place's page, relative to the server's root: `/places/` and the name percent-encoded.
+    public let link: String
+    public let state: State
+    /// What the state means for this place: why the last refresh failed, how old the last good
+    /// data is; nil when up.
+    public let stateDetail: String?
+    /// The current weather, or nil when there is none to show (waiting, stale, or none sent).
+    public let weather: Weather?
+
+    /// What the card shows of the current weather.
+    public struct Weather: Sendable {
+        /// The icon's name (`WeatherCondition.icon`), "unknown" without a condition.
+        public let icon: String
+        public let condition: String
+        public let temperature: String
+        /// Today's low and high: "12.1 °C / 19.8 °C", each in every temperature unit configured.
+        public let low: String
+        public let high: String
+        /// "NW 3.2 m/s": where the wind comes from, and its speed.
+        public let wind: String
+        /// When the provider measured, the place's local time in the configured notation.
+        public let observedAt: String
+    }
 
     public init(status: PlaceStatus, units: UnitSettings, now: Double, staleAfter: Double) {
-        self.status = status
-        self.units = units
-        self.now = now
-        self.staleAfter = staleAfter
+        name = status.place.name
+        link = Self.link(to: status.place.name)
+        let fresh = status.freshSnapshot(now: now, staleAfter: staleAfter)
+        if status.lastAttempt == nil {
+            state = .waiting
+            stateDetail = "waiting for the first refresh"
+        } else if status.snapshot != nil, fresh == nil, let lastSuccess = status.lastSuccess {
+            state = .stale
+            stateDetail =
+                "last good data \(ValueFormat.age(now - lastSuccess)) old"
+                + (status.lastError.map { "; last refresh failed: " + $0 } ?? "")
+        } else if status.isUp {
+            state = .up
+            stateDetail = nil
+        } else {
+            state = .down
+            stateDetail = status.lastError ?? "unknown error"
+        }
+        weather = fresh.map { Self.weather(of: $0, units: units) }
     }
 
-    public var name: String { status.place.name }
-
-    /// "up", "down" or "waiting" (no attempt yet).
-    public var state: String {
-        if status.lastAttempt == nil { return "waiting" }
-        return status.isUp ? "up" : "down"
+    private static func weather(of snapshot: WeatherSnapshot, units: UnitSettings) -> Weather {
+        let current = snapshot.current
+        let condition = current.conditionCode.map { WeatherCondition(code: $0, isDay: current.isDay ?? true) }
+        let today = snapshot.daily.first { $0.daysAhead == 0 }
+        let speed = ValueFormat.windSpeed(current.windSpeedMetersPerSecond, units.windSpeed)
+        let direction = current.windDirectionDegrees.map { ValueFormat.compassPoint($0) + " " } ?? ""
+        return Weather(
+            icon: condition?.icon ?? "unknown",
+            condition: condition?.text ?? ValueFormat.missing,
+            temperature: ValueFormat.temperature(current.temperatureCelsius, units.temperature),
+            low: ValueFormat.temperature(today?.temperatureMinCelsius, units.temperature),
+            high: ValueFormat.temperature(today?.temperatureMaxCelsius, units.temperature),
+            wind: current.windSpeedMetersPerSecond == nil ? ValueFormat.missing : direction + speed,
+            observedAt: ValueFormat.clock(current.observedAt, utcOffset: snapshot.utcOffsetSeconds, units.time))
     }
 
-    private var snapshot: WeatherSnapshot? { status.freshSnapshot(now: now, staleAfter: staleAfter) }
-
-    /// "24.5 °C", or "24.5 °C / 76.1 °F" with both units; "–" without data.
-    public var temperature: String {
-        guard let celsius = snapshot?.current.temperatureCelsius else { return "–" }
-        return units.temperature.map { Self.number($0.fromCelsius(celsius)) + " " + $0.symbol }.joined(separator: " / ")
+    /// `/places/` and the name with every byte outside the unreserved set of RFC 3986
+    /// percent-encoded, so any name (slashes, spaces, quotes, emoji) is one path segment.
+    public static func link(to name: String) -> String {
+        "/places/" + percentEncoded(name)
     }
 
-    public var wind: String {
-        guard let speed = snapshot?.current.windSpeedMetersPerSecond else { return "–" }
-        return units.windSpeed.map { Self.number($0.fromMetersPerSecond(speed)) + " " + $0.symbol }.joined(
-            separator: " / ")
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
     }
 
-    public var condition: String {
-        guard let code = snapshot?.current.conditionCode else { return "–" }
-        return WeatherCondition(code: code, isDay: snapshot?.current.isDay ?? true).text
+    /// The name a path segment encodes (`percentEncoded` undone), or nil when it is not valid
+    /// percent-encoded UTF-8.
+    public static func percentDecoded(_ segment: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = segment.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = utf8.next().flatMap(hexDigit), let low = utf8.next().flatMap(hexDigit) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
-    /// When the provider measured, in the place's local time and the configured notation.
-    public var observedAt: String {
-        guard let snapshot, let time = snapshot.current.observedAt else { return "–" }
-        return Self.clock(time + Double(snapshot.utcOffsetSeconds), notation: units.time)
-    }
-
-    public var problem: String? { status.lastError }
-
-    /// One decimal, as the app showed values.
-    static func number(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        let sign = tenths < 0 ? "-" : ""
-        return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
-    }
-
-    /// "14:05" or "2:05 PM" for seconds since the epoch already shifted to local time.
-    static func clock(_ localSeconds: Double, notation: TimeNotation) -> String {
-        let minuteOfDay = ((Int(localSeconds.rounded(.down)) / 60) % 1440 + 1440) % 1440
-        let hour = minuteOfDay / 60
-        let minute = String(minuteOfDay % 60).leftPadded(to: 2)
-        switch notation {
-        case .h24:
-            return "\(String(hour).leftPadded(to: 2)):\(minute)"
-        case .h12:
-            let twelve = hour % 12 == 0 ? 12 : hour % 12
-            return "\(twelve):\(minute) \(hour < 12 ? "AM" : "PM")"
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
         }
     }
 }

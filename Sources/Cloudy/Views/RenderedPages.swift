@@ -1,11 +1,11 @@
 import NIOCore
 
 /// Every page the server hands out, rendered from the store's state after each refresh and
-/// reload (never per request): `/metrics` in both formats, the status page at `/`, and what
-/// `/readyz` says.
+/// reload (never per request): `/metrics` in both formats, the HTML pages (`/` and each place's),
+/// and what `/readyz` says.
 public struct RenderedPages: Sendable {
     public var metrics: RenderedMetrics
-    public var landingPage: ByteBuffer
+    public var html: HTMLPages
     public var readiness: Readiness
 
     /// Why `/readyz` says 503, or nil when ready.
@@ -27,12 +27,8 @@ public struct RenderedPages: Sendable {
         }
         telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
         readiness = Readiness(statuses)
-        let places = statuses.map {
-            StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter)
-        }
-        landingPage = ByteBufferAllocator().buffer(
-            bytes: LandingPage.render(
-                places: places, telemetryPath: telemetryPath, ready: readiness.notReadyReason))
+        html = HTMLPages(
+            config: config, statuses: statuses, readiness: readiness, telemetryPath: telemetryPath, now: now)
         metrics = RenderedMetrics(page: page, processMetrics: processMetrics)
     }
 }

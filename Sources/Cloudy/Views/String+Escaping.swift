@@ -1,6 +1,6 @@
 extension String {
     /// The text with every Unicode scalar that `replacement` maps replaced by what it returns:
-    /// the one loop behind HTML escaping (`HTML.escape`) and the log's quoted values.
+    /// the one loop behind the log's quoted values.
     func escaped(_ replacement: (Unicode.Scalar) -> String?) -> String {
         var out = ""
         out.reserveCapacity(utf8.count)

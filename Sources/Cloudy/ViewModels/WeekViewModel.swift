@@ -1,0 +1,51 @@
+/// The app's week view of one place: one row a day, named `Today`, `Tomorrow`, then by weekday
+/// in the place's own calendar, with values in its units and times in its local time and the
+/// configured notation. A value the provider did not send is `ValueFormat.missing`.
+public struct WeekViewModel: Sendable {
+    public struct Day: Sendable, Equatable {
+        public let name: String
+        public let icon: String
+        public let condition: String
+        public let low: String
+        public let high: String
+        public let precipitation: String
+        public let precipitationProbability: String
+        public let wind: String
+        public let gusts: String
+        public let uvIndex: String
+        public let sunrise: String
+        public let sunset: String
+    }
+
+    public let days: [Day]
+
+    /// Day 0 is today where the place is, as on `/metrics` (`day="0"`); the weekdays after
+    /// `Tomorrow` are those of the days' own dates (local midnight, sent by the provider) in the
+    /// place's time zone, or count on from the place's date at `now` (unix seconds) when the
+    /// provider sent no dates.
+    public init(snapshot: WeatherSnapshot, units: UnitSettings, now: Double) {
+        let offset = snapshot.utcOffsetSeconds
+        // Day 0's local date. Noon of a day's date is on that date even when the offset in force
+        // that day differs from the snapshot's by a daylight-saving hour.
+        let today =
+            snapshot.daily.lazy.compactMap { day in
+                day.date.map { ValueFormat.localDay($0 + 43200, utcOffset: offset) - day.daysAhead }
+            }.first ?? ValueFormat.localDay(now, utcOffset: offset)
+        days = snapshot.daily.map { day in
+            let condition = day.conditionCode.map { WeatherCondition(code: $0) }
+            return Day(
+                name: ValueFormat.dayName(today + day.daysAhead, today: today),
+                icon: condition?.icon ?? "unknown",
+                condition: condition?.text ?? ValueFormat.missing,
+                low: ValueFormat.temperature(day.temperatureMinCelsius, units.temperature),
+                high: ValueFormat.temperature(day.temperatureMaxCelsius, units.temperature),
+                precipitation: ValueFormat.precipitation(day.precipitationSumMeters),
+                precipitationProbability: ValueFormat.percent(day.precipitationProbabilityRatio),
+                wind: ValueFormat.windSpeed(day.windSpeedMaxMetersPerSecond, units.windSpeed),
+                gusts: ValueFormat.windSpeed(day.windGustMaxMetersPerSecond, units.windSpeed),
+                uvIndex: ValueFormat.uvIndex(day.uvIndexMax),
+                sunrise: ValueFormat.clock(day.sunrise, utcOffset: offset, units.time),
+                sunset: ValueFormat.clock(day.sunset, utcOffset: offset, units.time))
+        }
+    }
+}

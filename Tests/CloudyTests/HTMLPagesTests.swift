@@ -1,0 +1,134 @@
+import Foundation
+import NIOCore
+import XCTest
+
+@testable import Cloudy
+
+/// The HTML pages for a fixed state, byte for byte against `Fixtures/golden/*.html`, and what
+/// every page must hold whatever the state: escaped names, no script, nothing from elsewhere.
+/// Regenerate after a deliberate change with
+/// `CLOUDY_UPDATE_GOLDEN=1 swift test --filter HTMLPagesTests`, then read the diff.
+final class HTMLPagesTests: XCTestCase {
+    static let now = PlaceSnapshots.observedAt + 60
+    static let hostileNames = [
+        "<script>alert(1)</script>", "\"quoted\" & 'single'", "a/b/../c", "Zürich ☁️🌧", "القاهرة (Cairo)",
+    ]
+
+    /// Berlin (up, 12h, both temperature units), Oslo (down, its weather still fresh), Lima
+    /// (stale), a place still waiting, and the hostile names (up, sparse data).
+    func fixedState() -> (Config, [PlaceStatus]) {
+        let both = UnitSettings(
+            temperature: [.celsius, .fahrenheit], windSpeed: [.metersPerSecond, .knots], time: .h12)
+        let places =
+            [
+                Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: both),
+                Place(name: "Oslo", latitude: 59.91, longitude: 10.75),
+                Place(name: "Lima", latitude: -12.05, longitude: -77.04),
+                Place(name: "Springfield", city: CitySearch(query: "Springfield, Illinois")),
+            ] + Self.hostileNames.map { Place(name: $0, latitude: 1, longitude: 1) }
+        let now = Self.now
+        var statuses = [
+            PlaceStatus(place: places[0], snapshot: PlaceSnapshots.full, lastSuccess: now - 60, lastAttempt: now - 60),
+            PlaceStatus(
+                place: places[1], snapshot: PlaceSnapshots.full, lastSuccess: now - 600, lastAttempt: now - 60,
+                lastError: "met-norway: HTTP 429 <too many>"),
+            PlaceStatus(
+                place: places[2], snapshot: PlaceSnapshots.full, lastSuccess: now - 7260, lastAttempt: now - 60,
+                lastError: "open-meteo: timeout"),
+            PlaceStatus(place: places[3]),
+        ]
+        statuses += places.dropFirst(4).map {
+            PlaceStatus(place: $0, snapshot: PlaceSnapshots.sparse, lastSuccess: now - 60, lastAttempt: now - 60)
+        }
+        let config = Config(
+            refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800),
+            forecast: ForecastSettings(days: 3, hours: 2), places: places)
+        return (config, statuses)
+    }
+
+    func render() -> HTMLPages {
+        let (config, statuses) = fixedState()
+        return HTMLPages(
+            config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
+        )
+    }
+
+    func testLandingAndPlacePagesMatchTheGoldenFiles() throws {
+        let pages = render()
+        try compare(pages.landing, golden: "landing.html")
+        try compare(XCTUnwrap(pages.places["Berlin"]), golden: "place-berlin.html")
+        try compare(XCTUnwrap(pages.places["Lima"]), golden: "place-lima-stale.html")
+    }
+
+    func testHostileNamesAreEscapedInTextAndLinks() throws {
+        let pages = render()
+        let landing = String(buffer: pages.landing)
+        XCTAssertFalse(landing.contains("<script>"), "a name is text, never markup")
+        XCTAssertTrue(landing.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        XCTAssertTrue(landing.contains("&quot;quoted&quot; &amp; &#39;single&#39;"))
+        XCTAssertTrue(landing.contains(">Zürich ☁️🌧<"), "non-ASCII stays as it is")
+        XCTAssertTrue(landing.contains(">القاهرة (Cairo)<"))
+        XCTAssertTrue(landing.contains("href=\"/places/a%2Fb%2F..%2Fc\""), "one path segment")
+        XCTAssertTrue(landing.contains("href=\"/places/%3Cscript%3Ealert%281%29%3C%2Fscript%3E\""))
+        XCTAssertTrue(landing.contains("met-norway: HTTP 429 &lt;too many&gt;"), "provider text is escaped too")
+        for name in Self.hostileNames {
+            let page = String(buffer: try XCTUnwrap(pages.places[name], name))
+            XCTAssertFalse(page.contains("<script>"), name)
+            XCTAssertFalse(page.contains("'single'"), name)
+            XCTAssertTrue(page.contains("<h1 dir=\"auto\">"), name)
+        }
+    }
+
+    func testEveryPageIsSelfContainedWithoutScript() {
+        let pages = render()
+        for page in [pages.landing, pages.notFound] + Array(pages.places.values) {
+            let html = String(buffer: page)
+            XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+            XCTAssertFalse(html.lowercased().contains("<script"))
+            XCTAssertFalse(html.contains(" style=\""), "inline style would need 'unsafe-inline'")
+            XCTAssertFalse(html.contains("<style"), "the stylesheet is its own file")
+            // The only absolute URL is the SVG namespace, which is a name, never loaded.
+            XCTAssertEqual(html.components(separatedBy: "http").count - 1, 1)
+            for icon in html.components(separatedBy: "href=\"#i-").dropFirst() {
+                let name = String(icon.prefix { $0 != "\"" })
+                XCTAssertTrue(WeatherIcons.names.contains(name), name)
+                XCTAssertTrue(html.contains("<symbol id=\"i-\(name)\""), name)
+            }
+        }
+        for name in WeatherIcons.names {
+            XCTAssertTrue(WeatherIcons.sprite.contains("<symbol id=\"i-\(name)\""), name)
+        }
+    }
+
+    func testEveryConditionHasAnIcon() {
+        for code in 0...99 {
+            for isDay in [true, false] {
+                let icon = WeatherCondition(code: code, isDay: isDay).icon
+                XCTAssertTrue(WeatherIcons.names.contains(icon), "code \(code): \(icon)")
+            }
+        }
+    }
+
+    func testAPlaceWaitingForItsFirstRefreshHasAPageWithoutWeather() throws {
+        let page = String(buffer: try XCTUnwrap(render().places["Springfield"]))
+        XCTAssertTrue(
+            page.contains("<span class=\"badge\">waiting</span> <span dir=\"auto\">waiting for the first refresh"))
+        XCTAssertTrue(page.contains("No weather to show for this place now."))
+        XCTAssertFalse(page.contains("class=\"week\""))
+    }
+
+    func compare(_ buffer: ByteBuffer, golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let url = TestPaths.fixtures.appendingPathComponent("golden").appendingPathComponent(name)
+        let actual = String(buffer: buffer)
+        if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
+            try Data(actual.utf8).write(to: url)
+        }
+        let golden = try String(contentsOf: url, encoding: .utf8)
+        guard actual != golden else { return }
+        let lines = zip(golden.split(separator: "\n"), actual.split(separator: "\n"))
+        let first = lines.enumerated().first { $0.element.0 != $0.element.1 }
+        XCTFail(
+            "\(name) differs at line \((first?.offset ?? 0) + 1): golden \(first.map { String($0.element.0) } ?? "") "
+                + "| rendered \(first.map { String($0.element.1) } ?? "") (or in length)", file: file, line: line)
+    }
+}
