@@ -25,7 +25,7 @@ public struct RenderedPages: Sendable {
                 now: now, staleAfter: config.refresh.staleAfter
             ).addSamples(to: &page)
         }
-        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
+        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval, shard: config.shard)
         readiness = Readiness(statuses)
         let places = statuses.map {
             StatusViewModel(status: $0, units: $0.place.units, now: now, staleAfter: config.refresh.staleAfter)
