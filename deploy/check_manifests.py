@@ -354,14 +354,23 @@ def dashboards():
     return sorted(glob.glob(os.path.join(GRAFANA, "dashboards", "*.json")))
 
 
+# Placeholder values of the dashboard's query variables, for parsing and name checks.
+VARIABLE_EXAMPLES = {"job": "cloudy", "instance": "cloudy:10150", "place": "Berlin"}
+DASHBOARD_VARIABLES = ("datasource", "job", "instance", "place")
+# The Grafana unit of each unit family in a metric name.
+GRAFANA_UNITS = {"celsius": "celsius", "fahrenheit": "fahrenheit", "meters_per_second": "velocityms",
+                 "kilometers_per_hour": "velocitykmh", "miles_per_hour": "velocitymph", "knots": "velocityknot"}
+UNIT_FAMILY = re.compile(r"\b(weather_\w+?)_(%s)\b" % "|".join(GRAFANA_UNITS))
+
+
 def dashboard_variables(dash):
-    """name -> option values of the custom variables (query variables: a placeholder)."""
+    """name -> option values of the custom variables; query variables get a placeholder."""
     out = {}
     for v in dash.get("templating", {}).get("list", []):
         if v.get("type") == "custom":
             out[v["name"]] = [o["value"] for o in v.get("options", [])] or v["query"].split(",")
-        else:
-            out[v["name"]] = ["Berlin"]
+        elif v.get("type") != "datasource":
+            out[v["name"]] = [VARIABLE_EXAMPLES.get(v["name"], "x")]
     return out
 
 
@@ -372,6 +381,29 @@ def dashboard_exprs(dash):
                 yield sub, t.get("expr", "")
 
 
+def variable_query(var):
+    q = var.get("query")
+    return q.get("query") if isinstance(q, dict) else q
+
+
+def target_units(panel):
+    """refId -> the Grafana unit its values are shown in: the panel's default unit, or an override
+    by frame refId (stat, time series), or by the table column "Value #refId"."""
+    default = panel.get("fieldConfig", {}).get("defaults", {}).get("unit")
+    units = {t.get("refId"): default for t in panel.get("targets", [])}
+    for o in panel.get("fieldConfig", {}).get("overrides", []):
+        matcher = o.get("matcher", {})
+        ref = None
+        if matcher.get("id") == "byFrameRefID":
+            ref = matcher.get("options")
+        elif matcher.get("id") == "byName" and str(matcher.get("options", "")).startswith("Value #"):
+            ref = matcher["options"][len("Value #"):]
+        for prop in o.get("properties", []):
+            if ref in units and prop.get("id") == "unit":
+                units[ref] = prop.get("value")
+    return units
+
+
 def check_grafana():
     problems = []
     uids = set()
@@ -379,44 +411,76 @@ def check_grafana():
         for ds in load_yaml_docs(path)[0].get("datasources", []):
             if ds.get("type") == "prometheus":
                 uids.add(ds.get("uid"))
+            if ds.get("isDefault"):
+                problems.append("%s: datasource %s claims to be the default" % (rel(path), ds.get("name")))
     if not uids:
         problems.append("no provisioned Prometheus datasource")
     if not dashboards():
         problems.append("no dashboard JSON in grafana/dashboards")
-    allowed_vars = {"place", "temperature_unit", "wind_unit"}
     builtin = {"__rate_interval", "__range", "__interval"}
     for path in dashboards():
         dash = json.load(open(path, encoding="utf-8"))
         name = os.path.basename(path)
-        variables = dashboard_variables(dash)
-        if set(variables) - allowed_vars:
-            problems.append("%s: variables other than %s: %s" % (name, sorted(allowed_vars), sorted(set(variables) - allowed_vars)))
-        place = next((v for v in dash["templating"]["list"] if v["name"] == "place"), None)
-        query = place and (place["query"]["query"] if isinstance(place["query"], dict) else place["query"])
-        if query != "label_values(weather_location_info, location)":
-            problems.append("%s: variable place is not label_values(weather_location_info, location)" % name)
+        if not dash.get("uid"):
+            problems.append("%s: no stable uid" % name)
+        inputs = [i for i in dash.get("__inputs", []) if i.get("type") == "datasource" and i.get("pluginId") == "prometheus"]
+        if not inputs:
+            problems.append("%s: no __inputs entry for a Prometheus datasource (import through the UI)" % name)
+        required = {(r.get("type"), r.get("id")) for r in dash.get("__requires", [])}
+        panel_types = {("panel", p.get("type")) for p in dash["panels"]}
+        for need in {("grafana", "grafana"), ("datasource", "prometheus")} | panel_types:
+            if need not in required:
+                problems.append("%s: __requires lacks %s %s" % (name, need[0], need[1]))
+        variables = {v["name"]: v for v in dash.get("templating", {}).get("list", [])}
+        if list(variables) != list(DASHBOARD_VARIABLES):
+            problems.append("%s: variables %s, want %s" % (name, list(variables), list(DASHBOARD_VARIABLES)))
+        ds_var = variables.get("datasource", {})
+        if ds_var.get("type") != "datasource" or ds_var.get("query") != "prometheus":
+            problems.append("%s: variable datasource is not a datasource variable of type prometheus" % name)
+        want_queries = {
+            "job": "label_values(cloudy_exporter_build_info, job)",
+            "instance": 'label_values(cloudy_exporter_build_info{job="$job"}, instance)',
+            "place": 'label_values(weather_location_info{job="$job", instance=~"$instance"}, location)',
+        }
+        for var, query in want_queries.items():
+            if variable_query(variables.get(var, {})) != query:
+                problems.append("%s: variable %s is not %s" % (name, var, query))
+            elif (variables[var].get("datasource") or {}).get("uid") != "${datasource}":
+                problems.append("%s: variable %s does not query ${datasource}" % (name, var))
         ids = [p.get("id") for p in dash["panels"]]
         if len(ids) != len(set(ids)):
             problems.append("%s: duplicate panel ids" % name)
         for p in dash["panels"]:
             title = p.get("title", p.get("id"))
-            ds = p.get("datasource")
-            if not ds:
-                problems.append("%s: panel %r has no datasource" % (name, title))
-            elif isinstance(ds, dict) and ds.get("uid") not in uids:
-                problems.append("%s: panel %r uses datasource %s, not a provisioned one" % (name, title, ds.get("uid")))
+            if (p.get("datasource") or {}).get("uid") != "${datasource}":
+                problems.append("%s: panel %r does not use the datasource variable" % (name, title))
             targets = [t for t in p.get("targets", []) if t.get("expr", "").strip()]
             if not targets:
                 problems.append("%s: panel %r has no target with an expr" % (name, title))
+            units = target_units(p)
             for t in p.get("targets", []):
-                if isinstance(t.get("datasource"), dict) and t["datasource"].get("uid") not in uids:
-                    problems.append("%s: panel %r target %s uses another datasource" % (name, title, t.get("refId")))
+                ref = t.get("refId")
+                if (t.get("datasource") or {}).get("uid") != "${datasource}":
+                    problems.append("%s: panel %r target %s does not use the datasource variable" % (name, title, ref))
+                if not units.get(ref):
+                    problems.append("%s: panel %r target %s has no Grafana unit" % (name, title, ref))
+                # The first unit family a target reads decides its values' unit.
+                family = UNIT_FAMILY.search(t.get("expr", ""))
+                if family and units.get(ref) != GRAFANA_UNITS[family.group(2)]:
+                    problems.append("%s: panel %r target %s reads %s but shows unit %s, want %s" % (
+                        name, title, ref, family.group(0), units.get(ref), GRAFANA_UNITS[family.group(2)]))
+                # Every selector of an exporter series is narrowed to the chosen job and instance.
+                for selector in re.finditer(r"\b((?:weather|cloudy_exporter)_\w+)(\{[^}]*\})?", t.get("expr", "")):
+                    matchers = selector.group(2) or ""
+                    if 'job="$job"' not in matchers or 'instance=~"$instance"' not in matchers:
+                        problems.append("%s: panel %r target %s: %s without job=\"$job\", instance=~\"$instance\"" % (
+                            name, title, ref, selector.group(1)))
         allowed = allowed_names()
         for p, expr in dashboard_exprs(dash):
             for var in re.findall(r"\$\{?(\w+)", expr):
                 if var not in variables and var not in builtin:
                     problems.append("%s: panel %r uses unknown variable $%s" % (name, p.get("title"), var))
-            for e in grafana_expansions(expr, variables):
+            for e in grafana_expansions(expr, dashboard_variables(dash)):
                 for metric in metric_names(e) - allowed:
                     problems.append("%s: panel %r reads %s, not an exporter metric nor a recording rule" % (name, p.get("title"), metric))
     return sorted(set(problems))
@@ -431,7 +495,6 @@ def check_grafana_promql():
     for path in dashboards():
         dash = json.load(open(path, encoding="utf-8"))
         variables = dashboard_variables(dash)
-        variables["place"] = ["Berlin"]
         for p, expr in dashboard_exprs(dash):
             for e in grafana_expansions(expr, variables):
                 e = e.replace("$__rate_interval", "4m").replace("$__range", "1h").replace("$__interval", "1m")
