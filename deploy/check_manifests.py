@@ -234,50 +234,104 @@ def check_compose():
 
 
 # ---- Kubernetes ----------------------------------------------------------------------------
-def kube_objects():
-    objs = []
-    for path in sorted(glob.glob(os.path.join(DEPLOY, "kubernetes", "*.y*ml"))):
-        for doc in load_yaml_docs(path):
-            doc["__file"] = os.path.basename(path)
-            objs.append(doc)
-    return objs
+KUBE = os.path.join(DEPLOY, "kubernetes")
+# Each variant a user can apply, with the optional component added to each.
+KUBE_VARIANTS = {"deploy/kubernetes": (KUBE, []), "deploy/kubernetes/sharded": (os.path.join(KUBE, "sharded"), [])}
+KUBE_COMPONENTS = {"network-policy": os.path.join(KUBE, "components", "network-policy")}
 
 
-def check_kubernetes():
+def kustomize(directory, components=()):
+    """The objects `kubectl kustomize` renders for a directory, with components added through a
+    throwaway kustomization that refers to them (kustomize takes relative paths only)."""
+    kubectl = shutil.which("kubectl")
+    if not kubectl:
+        raise RuntimeError("kubectl not on PATH (scripts/install-deps --test)")
+    with tempfile.TemporaryDirectory() as tmp:
+        target = directory
+        if components:
+            with open(os.path.join(tmp, "kustomization.yaml"), "w", encoding="utf-8") as f:
+                yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                                "resources": [os.path.relpath(directory, tmp)],
+                                "components": [os.path.relpath(c, tmp) for c in components]}, f)
+            target = tmp
+        run = subprocess.run([kubectl, "kustomize", target], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError("kubectl kustomize %s: %s" % (rel(directory), run.stderr.strip()[:400]))
+    return [d for d in yaml.safe_load_all(run.stdout) if d]
+
+
+def kube_variants():
+    """name -> rendered objects, for every variant alone and with each component."""
+    out = {}
+    for name, (directory, components) in KUBE_VARIANTS.items():
+        out[name] = kustomize(directory, components)
+        for cname, cdir in KUBE_COMPONENTS.items():
+            out["%s + components/%s" % (name, cname)] = kustomize(directory, components + [cdir])
+    return out
+
+
+def check_pod_security(where, pod, cloudy):
+    """The security settings every Cloudy pod must have, asserted, not only present."""
     problems = []
-    objs = kube_objects()
+    pod_sc = pod["spec"].get("securityContext", {})
+    sc = cloudy.get("securityContext", {})
+    if not (sc.get("runAsNonRoot", pod_sc.get("runAsNonRoot")) is True
+            and sc.get("runAsUser", pod_sc.get("runAsUser", 0)) not in (0, None)):
+        problems.append("%s: not runAsNonRoot with a non-zero runAsUser" % where)
+    if sc.get("readOnlyRootFilesystem") is not True:
+        problems.append("%s: root filesystem not read-only" % where)
+    if sc.get("allowPrivilegeEscalation") is not False:
+        problems.append("%s: allowPrivilegeEscalation is not false" % where)
+    if sc.get("capabilities", {}).get("drop") != ["ALL"] or sc.get("capabilities", {}).get("add"):
+        problems.append("%s: capabilities are not drop [ALL] with none added" % where)
+    seccomp = sc.get("seccompProfile", pod_sc.get("seccompProfile", {})).get("type")
+    if seccomp != "RuntimeDefault":
+        problems.append("%s: seccomp profile %s, want RuntimeDefault" % (where, seccomp))
+    if pod["spec"].get("automountServiceAccountToken") is not False:
+        problems.append("%s: mounts a service account token it does not need" % where)
+    if pod["spec"].get("hostNetwork") or pod["spec"].get("hostPID"):
+        problems.append("%s: uses the host network or PID namespace" % where)
+    res = cloudy.get("resources", {})
+    for kind, keys in (("requests", ("cpu", "memory")), ("limits", ("memory",))):
+        for key in keys:
+            if not res.get(kind, {}).get(key):
+                problems.append("%s: no resources.%s.%s" % (where, kind, key))
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        spec = cloudy.get(probe, {})
+        get = spec.get("httpGet", {})
+        if get.get("path") != path or get.get("port") not in ("http-metrics", PORT):
+            problems.append("%s: %s is not GET %s on the container port" % (where, probe, path))
+        elif not spec.get("periodSeconds") or not spec.get("timeoutSeconds") or not spec.get("failureThreshold"):
+            problems.append("%s: %s lacks periodSeconds, timeoutSeconds or failureThreshold" % (where, probe))
+    return problems
+
+
+def check_kubernetes_variant(variant, objs):
+    problems = []
     by_kind = {}
     for o in objs:
-        if not o.get("kind") or not o.get("apiVersion"):
-            problems.append("%s: a document without kind/apiVersion" % o["__file"])
-            continue
         by_kind.setdefault(o["kind"], []).append(o)
     configmaps = {o["metadata"]["name"]: o for o in by_kind.get("ConfigMap", [])}
-    secrets = {o["metadata"]["name"]: o for o in by_kind.get("Secret", [])}
     workloads = by_kind.get("Deployment", []) + by_kind.get("StatefulSet", [])
-    if not by_kind.get("Deployment"):
-        problems.append("no Deployment")
+    if len(workloads) != 1:
+        problems.append("%s: %d workloads, want one Deployment or StatefulSet" % (variant, len(workloads)))
+    if by_kind.get("Secret"):
+        problems.append("%s: applies a Secret, which would overwrite a real API key" % variant)
     for w in workloads:
-        where = "%s %s (%s)" % (w["kind"], w["metadata"]["name"], w["__file"])
+        where = "%s: %s %s" % (variant, w["kind"], w["metadata"]["name"])
         pod = w["spec"]["template"]
         if w["spec"]["selector"]["matchLabels"].items() - pod["metadata"]["labels"].items():
             problems.append("%s: selector does not match the pod labels" % where)
         volumes = {v["name"]: v for v in pod["spec"].get("volumes", [])}
         containers = pod["spec"]["containers"]
-        cloudy = next((c for c in containers if "cloudy" in c.get("image", "") or c["name"] == "cloudy"), None)
+        cloudy = next((c for c in containers if c["name"] == "cloudy"), None)
         if cloudy is None:
             problems.append("%s: no cloudy container" % where)
             continue
-        for c in containers:
-            if not c.get("image"):
-                problems.append("%s: container %s names no image" % (where, c["name"]))
+        problems += check_pod_security(where, pod, cloudy)
         ports = {p.get("name"): p["containerPort"] for p in cloudy.get("ports", [])}
         if ports.get("http-metrics") != PORT:
             problems.append("%s: no container port http-metrics = %d" % (where, PORT))
-        for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
-            get = cloudy.get(probe, {}).get("httpGet", {})
-            if get.get("path") != path or get.get("port") not in ("http-metrics", PORT):
-                problems.append("%s: %s is not GET %s on the container port" % (where, probe, path))
         args = cloudy.get("args", [])
         config_path = flag_value(args, "--config.file")
         mounts = cloudy.get("volumeMounts", [])
@@ -297,55 +351,91 @@ def check_kubernetes():
         if not cm or key not in cm.get("data", {}):
             problems.append("%s: --config.file %s is not a key of a ConfigMap mounted there" % (where, config_path))
             continue
+        if not re.fullmatch(r"cloudy-config-[a-z0-9]{10}", cm["metadata"]["name"]):
+            problems.append("%s: config ConfigMap %s has no content hash: an edit would not roll the pods"
+                            % (where, cm["metadata"]["name"]))
+        if any(m.get("subPath") and volumes.get(m["name"], {}).get("configMap") for m in mounts):
+            problems.append("%s: the config is mounted with subPath" % where)
+        for v in volumes.values():
+            if v.get("secret") and v["secret"].get("optional") is not True:
+                problems.append("%s: Secret %s is not optional: pods would wait for it" % (where, v["secret"].get("secretName")))
         cfg = yaml.safe_load(cm["data"][key])
         key_file = (cfg.get("provider") or {}).get("api_key_file")
-        if not key_file:
-            problems.append("%s: the ConfigMap's cloudy.yml sets no provider.api_key_file" % where)
-        else:
-            vol, skey = volume_file(key_file)
-            sec = vol and vol.get("secret") and secrets.get(vol["secret"]["secretName"])
-            if not sec or skey not in {**sec.get("data", {}), **sec.get("stringData", {})}:
-                problems.append("%s: api_key_file %s is not a key of a Secret mounted there" % (where, key_file))
+        if key_file:
+            vol, _ = volume_file(key_file)
+            if not (vol and vol.get("secret")):
+                problems.append("%s: api_key_file %s is not in a mounted Secret" % (where, key_file))
         if w["kind"] == "StatefulSet":
-            shard = flag_value(args, "--shard") or ""
             env = {e["name"]: e for e in cloudy.get("env", [])}
             field = env.get("POD_INDEX", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath", "")
-            if shard != "$(POD_INDEX)/%d" % w["spec"]["replicas"]:
-                problems.append("%s: --shard=%s does not match replicas %d" % (where, shard, w["spec"]["replicas"]))
+            if flag_value(args, "--shard") != "$(POD_INDEX)/$(SHARD_COUNT)":
+                problems.append("%s: --shard is not $(POD_INDEX)/$(SHARD_COUNT)" % where)
+            if env.get("SHARD_COUNT", {}).get("value") != str(w["spec"]["replicas"]):
+                problems.append("%s: SHARD_COUNT %s is not replicas %s" % (
+                    where, env.get("SHARD_COUNT", {}).get("value"), w["spec"]["replicas"]))
             if "apps.kubernetes.io/pod-index" not in field:
                 problems.append("%s: POD_INDEX is not the pod-index label" % where)
+            pdbs = [b for b in by_kind.get("PodDisruptionBudget", [])
+                    if b["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()]
+            if not pdbs or pdbs[0]["spec"].get("maxUnavailable") != 1:
+                problems.append("%s: no PodDisruptionBudget with maxUnavailable 1 for the shards" % where)
     services = by_kind.get("Service", [])
     if not services:
-        problems.append("no Service")
+        problems.append("%s: no Service" % variant)
     for s in services:
         sel = s["spec"].get("selector", {})
         if not any(sel.items() <= w["spec"]["template"]["metadata"]["labels"].items() for w in workloads):
-            problems.append("Service %s selects no pod" % s["metadata"]["name"])
+            problems.append("%s: Service %s selects no pod" % (variant, s["metadata"]["name"]))
         if not any(p.get("port") == PORT and p.get("targetPort") in ("http-metrics", PORT) and p.get("name") == "http-metrics"
                    for p in s["spec"].get("ports", [])):
-            problems.append("Service %s: no port http-metrics %d" % (s["metadata"]["name"], PORT))
+            problems.append("%s: Service %s: no port http-metrics %d" % (variant, s["metadata"]["name"], PORT))
     for sm in by_kind.get("ServiceMonitor", []) or [None]:
         if sm is None:
-            problems.append("no ServiceMonitor")
+            problems.append("%s: no ServiceMonitor" % variant)
             break
-        if sm["apiVersion"] != "monitoring.coreos.com/v1":
-            problems.append("ServiceMonitor apiVersion %s" % sm["apiVersion"])
         sel = sm["spec"]["selector"].get("matchLabels", {})
         matched = [s for s in services if sel.items() <= s["metadata"].get("labels", {}).items()]
         if not matched:
-            problems.append("ServiceMonitor %s selects no Service" % sm["metadata"]["name"])
+            problems.append("%s: ServiceMonitor selects no Service" % variant)
         for ep in sm["spec"].get("endpoints", []):
             if not all(any(p.get("name") == ep.get("port") for p in s["spec"]["ports"]) for s in matched):
-                problems.append("ServiceMonitor endpoint port %s is not a Service port" % ep.get("port"))
+                problems.append("%s: ServiceMonitor endpoint port %s is not a Service port" % (variant, ep.get("port")))
         job_label = sm["spec"].get("jobLabel")
         jobs = {s["metadata"]["labels"].get(job_label) if job_label else s["metadata"]["name"] for s in matched}
         if jobs - {"cloudy"}:
-            problems.append("ServiceMonitor gives job=%s, the rules expect job=cloudy" % sorted(jobs))
-    kust = os.path.join(DEPLOY, "kubernetes", "kustomization.yaml")
-    if os.path.exists(kust):
-        for r in load_yaml_docs(kust)[0].get("resources", []):
-            if not os.path.exists(os.path.join(DEPLOY, "kubernetes", r)):
-                problems.append("kustomization: missing resource %s" % r)
+            problems.append("%s: ServiceMonitor gives job=%s, cloudy:up selects job=cloudy" % (variant, sorted(jobs)))
+    # The rules and the dashboard, as the Operator and the Grafana sidecar get them.
+    rules = [r for r in by_kind.get("PrometheusRule", []) if r["apiVersion"] == "monitoring.coreos.com/v1"]
+    want_groups = []
+    for path in sorted(glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "*.rules.yml"))):
+        want_groups += load_yaml_docs(path)[0]["groups"]
+    if len(rules) != 1 or rules[0]["spec"]["groups"] != want_groups:
+        problems.append("%s: no PrometheusRule equal to deploy/prometheus/rules/ (run deploy/kubernetes/generate)" % variant)
+    boards = [c for c in configmaps.values() if c["metadata"].get("labels", {}).get("grafana_dashboard") == "1"]
+    source = open(os.path.join(GRAFANA, "dashboards", "cloudy.json"), encoding="utf-8").read()
+    if len(boards) != 1 or boards[0].get("data", {}).get("cloudy.json") != source:
+        problems.append("%s: no ConfigMap grafana_dashboard=1 holding grafana/dashboards/cloudy.json" % variant)
+    for np in by_kind.get("NetworkPolicy", []):
+        spec = np["spec"]
+        if not any(spec["podSelector"].get("matchLabels", {}).items() <= w["spec"]["template"]["metadata"]["labels"].items()
+                   for w in workloads):
+            problems.append("%s: NetworkPolicy %s selects no Cloudy pod" % (variant, np["metadata"]["name"]))
+        peers = [peer for rule in spec.get("ingress", []) for peer in rule.get("from", [])]
+        ports = [p.get("port") for rule in spec.get("ingress", []) for p in rule.get("ports", [])]
+        if (spec.get("policyTypes") != ["Ingress"] or not peers or ports != ["http-metrics"]
+                or any(peer.get("namespaceSelector", {}).get("matchLabels") != {"kubernetes.io/metadata.name": "monitoring"}
+                       or "podSelector" in peer or "ipBlock" in peer for peer in peers)):
+            problems.append("%s: NetworkPolicy %s admits more than the monitoring namespace on http-metrics"
+                            % (variant, np["metadata"]["name"]))
+    if "components/network-policy" in variant and not by_kind.get("NetworkPolicy"):
+        problems.append("%s: no NetworkPolicy" % variant)
+    return problems
+
+
+def check_kubernetes():
+    problems = []
+    for variant, objs in kube_variants().items():
+        problems += check_kubernetes_variant(variant, objs)
     return problems
 
 
@@ -354,14 +444,23 @@ def dashboards():
     return sorted(glob.glob(os.path.join(GRAFANA, "dashboards", "*.json")))
 
 
+# Placeholder values of the dashboard's query variables, for parsing and name checks.
+VARIABLE_EXAMPLES = {"job": "cloudy", "instance": "cloudy:10150", "place": "Berlin"}
+DASHBOARD_VARIABLES = ("datasource", "job", "instance", "place")
+# The Grafana unit of each unit family in a metric name.
+GRAFANA_UNITS = {"celsius": "celsius", "fahrenheit": "fahrenheit", "meters_per_second": "velocityms",
+                 "kilometers_per_hour": "velocitykmh", "miles_per_hour": "velocitymph", "knots": "velocityknot"}
+UNIT_FAMILY = re.compile(r"\b(weather_\w+?)_(%s)\b" % "|".join(GRAFANA_UNITS))
+
+
 def dashboard_variables(dash):
-    """name -> option values of the custom variables (query variables: a placeholder)."""
+    """name -> option values of the custom variables; query variables get a placeholder."""
     out = {}
     for v in dash.get("templating", {}).get("list", []):
         if v.get("type") == "custom":
             out[v["name"]] = [o["value"] for o in v.get("options", [])] or v["query"].split(",")
-        else:
-            out[v["name"]] = ["Berlin"]
+        elif v.get("type") != "datasource":
+            out[v["name"]] = [VARIABLE_EXAMPLES.get(v["name"], "x")]
     return out
 
 
@@ -372,6 +471,29 @@ def dashboard_exprs(dash):
                 yield sub, t.get("expr", "")
 
 
+def variable_query(var):
+    q = var.get("query")
+    return q.get("query") if isinstance(q, dict) else q
+
+
+def target_units(panel):
+    """refId -> the Grafana unit its values are shown in: the panel's default unit, or an override
+    by frame refId (stat, time series), or by the table column "Value #refId"."""
+    default = panel.get("fieldConfig", {}).get("defaults", {}).get("unit")
+    units = {t.get("refId"): default for t in panel.get("targets", [])}
+    for o in panel.get("fieldConfig", {}).get("overrides", []):
+        matcher = o.get("matcher", {})
+        ref = None
+        if matcher.get("id") == "byFrameRefID":
+            ref = matcher.get("options")
+        elif matcher.get("id") == "byName" and str(matcher.get("options", "")).startswith("Value #"):
+            ref = matcher["options"][len("Value #"):]
+        for prop in o.get("properties", []):
+            if ref in units and prop.get("id") == "unit":
+                units[ref] = prop.get("value")
+    return units
+
+
 def check_grafana():
     problems = []
     uids = set()
@@ -379,44 +501,76 @@ def check_grafana():
         for ds in load_yaml_docs(path)[0].get("datasources", []):
             if ds.get("type") == "prometheus":
                 uids.add(ds.get("uid"))
+            if ds.get("isDefault"):
+                problems.append("%s: datasource %s claims to be the default" % (rel(path), ds.get("name")))
     if not uids:
         problems.append("no provisioned Prometheus datasource")
     if not dashboards():
         problems.append("no dashboard JSON in grafana/dashboards")
-    allowed_vars = {"place", "temperature_unit", "wind_unit"}
     builtin = {"__rate_interval", "__range", "__interval"}
     for path in dashboards():
         dash = json.load(open(path, encoding="utf-8"))
         name = os.path.basename(path)
-        variables = dashboard_variables(dash)
-        if set(variables) - allowed_vars:
-            problems.append("%s: variables other than %s: %s" % (name, sorted(allowed_vars), sorted(set(variables) - allowed_vars)))
-        place = next((v for v in dash["templating"]["list"] if v["name"] == "place"), None)
-        query = place and (place["query"]["query"] if isinstance(place["query"], dict) else place["query"])
-        if query != "label_values(weather_location_info, location)":
-            problems.append("%s: variable place is not label_values(weather_location_info, location)" % name)
+        if not dash.get("uid"):
+            problems.append("%s: no stable uid" % name)
+        inputs = [i for i in dash.get("__inputs", []) if i.get("type") == "datasource" and i.get("pluginId") == "prometheus"]
+        if not inputs:
+            problems.append("%s: no __inputs entry for a Prometheus datasource (import through the UI)" % name)
+        required = {(r.get("type"), r.get("id")) for r in dash.get("__requires", [])}
+        panel_types = {("panel", p.get("type")) for p in dash["panels"]}
+        for need in {("grafana", "grafana"), ("datasource", "prometheus")} | panel_types:
+            if need not in required:
+                problems.append("%s: __requires lacks %s %s" % (name, need[0], need[1]))
+        variables = {v["name"]: v for v in dash.get("templating", {}).get("list", [])}
+        if list(variables) != list(DASHBOARD_VARIABLES):
+            problems.append("%s: variables %s, want %s" % (name, list(variables), list(DASHBOARD_VARIABLES)))
+        ds_var = variables.get("datasource", {})
+        if ds_var.get("type") != "datasource" or ds_var.get("query") != "prometheus":
+            problems.append("%s: variable datasource is not a datasource variable of type prometheus" % name)
+        want_queries = {
+            "job": "label_values(cloudy_exporter_build_info, job)",
+            "instance": 'label_values(cloudy_exporter_build_info{job="$job"}, instance)',
+            "place": 'label_values(weather_location_info{job="$job", instance=~"$instance"}, location)',
+        }
+        for var, query in want_queries.items():
+            if variable_query(variables.get(var, {})) != query:
+                problems.append("%s: variable %s is not %s" % (name, var, query))
+            elif (variables[var].get("datasource") or {}).get("uid") != "${datasource}":
+                problems.append("%s: variable %s does not query ${datasource}" % (name, var))
         ids = [p.get("id") for p in dash["panels"]]
         if len(ids) != len(set(ids)):
             problems.append("%s: duplicate panel ids" % name)
         for p in dash["panels"]:
             title = p.get("title", p.get("id"))
-            ds = p.get("datasource")
-            if not ds:
-                problems.append("%s: panel %r has no datasource" % (name, title))
-            elif isinstance(ds, dict) and ds.get("uid") not in uids:
-                problems.append("%s: panel %r uses datasource %s, not a provisioned one" % (name, title, ds.get("uid")))
+            if (p.get("datasource") or {}).get("uid") != "${datasource}":
+                problems.append("%s: panel %r does not use the datasource variable" % (name, title))
             targets = [t for t in p.get("targets", []) if t.get("expr", "").strip()]
             if not targets:
                 problems.append("%s: panel %r has no target with an expr" % (name, title))
+            units = target_units(p)
             for t in p.get("targets", []):
-                if isinstance(t.get("datasource"), dict) and t["datasource"].get("uid") not in uids:
-                    problems.append("%s: panel %r target %s uses another datasource" % (name, title, t.get("refId")))
+                ref = t.get("refId")
+                if (t.get("datasource") or {}).get("uid") != "${datasource}":
+                    problems.append("%s: panel %r target %s does not use the datasource variable" % (name, title, ref))
+                if not units.get(ref):
+                    problems.append("%s: panel %r target %s has no Grafana unit" % (name, title, ref))
+                # The first unit family a target reads decides its values' unit.
+                family = UNIT_FAMILY.search(t.get("expr", ""))
+                if family and units.get(ref) != GRAFANA_UNITS[family.group(2)]:
+                    problems.append("%s: panel %r target %s reads %s but shows unit %s, want %s" % (
+                        name, title, ref, family.group(0), units.get(ref), GRAFANA_UNITS[family.group(2)]))
+                # Every selector of an exporter series is narrowed to the chosen job and instance.
+                for selector in re.finditer(r"\b((?:weather|cloudy_exporter)_\w+)(\{[^}]*\})?", t.get("expr", "")):
+                    matchers = selector.group(2) or ""
+                    if 'job="$job"' not in matchers or 'instance=~"$instance"' not in matchers:
+                        problems.append("%s: panel %r target %s: %s without job=\"$job\", instance=~\"$instance\"" % (
+                            name, title, ref, selector.group(1)))
         allowed = allowed_names()
         for p, expr in dashboard_exprs(dash):
             for var in re.findall(r"\$\{?(\w+)", expr):
                 if var not in variables and var not in builtin:
                     problems.append("%s: panel %r uses unknown variable $%s" % (name, p.get("title"), var))
-            for e in grafana_expansions(expr, variables):
+            for e in grafana_expansions(expr, dashboard_variables(dash)):
                 for metric in metric_names(e) - allowed:
                     problems.append("%s: panel %r reads %s, not an exporter metric nor a recording rule" % (name, p.get("title"), metric))
     return sorted(set(problems))
@@ -431,7 +585,6 @@ def check_grafana_promql():
     for path in dashboards():
         dash = json.load(open(path, encoding="utf-8"))
         variables = dashboard_variables(dash)
-        variables["place"] = ["Berlin"]
         for p, expr in dashboard_exprs(dash):
             for e in grafana_expansions(expr, variables):
                 e = e.replace("$__rate_interval", "4m").replace("$__range", "1h").replace("$__interval", "1m")
@@ -529,6 +682,15 @@ def check_dockerfile():
         problems.append("no HEALTHCHECK on /healthz")
     elif "curl" in health[0] and not re.search(r"apt-get install[^&]*\bcurl\b", rtext):
         problems.append("HEALTHCHECK uses curl, which the runtime stage does not install")
+    labels = dict(re.findall(r'(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"', " ".join(
+        l for l in runtime if l.upper().startswith("LABEL "))))
+    for key in ("title", "description", "url", "source", "version", "revision", "created"):
+        if not labels.get("org.opencontainers.image." + key):
+            problems.append("runtime stage has no LABEL org.opencontainers.image.%s" % key)
+    version = re.search(r'version = "([^"]+)"', open(os.path.join(ROOT, "Sources", "Cloudy", "Telemetry",
+                                                                   "BuildInfo.swift"), encoding="utf-8").read())
+    if version and not re.search(r"ARG VERSION=%s\b" % re.escape(version.group(1)), rtext):
+        problems.append("ARG VERSION is not BuildInfo.version %s" % version.group(1))
     ignore_file = os.path.join(DEPLOY, "docker", "Dockerfile.dockerignore")
     if not os.path.exists(ignore_file):
         problems.append("no deploy/docker/Dockerfile.dockerignore")
@@ -572,19 +734,33 @@ def check_systemd_unit():
         problems.append("cloudy_exporter.env sets no ARGS")
     if any(not re.fullmatch(r"[A-Z_][A-Z0-9_]*", k) for k in keys):
         problems.append("cloudy_exporter.env has a line that is not KEY=value")
+    if "CLOUDY_API_KEY" in env:
+        problems.append("cloudy_exporter.env suggests the API key as an environment variable")
+    dropin = os.path.join(DEPLOY, "systemd", "cloudy_exporter.service.d", "api-key.conf")
+    credentials = [l.split("=", 1)[1].strip() for l in open(dropin, encoding="utf-8").read().splitlines()
+                   if l.startswith("LoadCredential=")] if os.path.exists(dropin) else []
+    if credentials != ["api-key:/etc/cloudy_exporter/api-key"]:
+        problems.append("cloudy_exporter.service.d/api-key.conf does not LoadCredential=api-key:/etc/cloudy_exporter/api-key")
+    if "LoadCredential=" in "".join(l for l in text.splitlines() if not l.startswith("#")):
+        problems.append("the unit itself loads a credential: it would not start without a key file")
+    config = open(os.path.join(DEPLOY, "config", "cloudy.yml"), encoding="utf-8").read()
+    if "/run/credentials/cloudy_exporter.service/api-key" not in config:
+        problems.append("config/cloudy.yml does not show api_key_file at the credential's path")
     return problems
 
 
 def main():
     c = Checker()
     c.check("compose.yaml: images, port %d, config, Prometheus rules, Alertmanager, Grafana mounts" % PORT, check_compose)
-    c.check("kubernetes: images, port, probes /healthz /readyz, ConfigMap and Secret mounts, Service, ServiceMonitor", check_kubernetes)
+    c.check("kubernetes (kubectl kustomize of every variant): security settings, probes, resources, hashed config, "
+            "no Secret, shards from replicas, PDB, NetworkPolicy, Service, ServiceMonitor, PrometheusRule, dashboard",
+            check_kubernetes)
     c.check("grafana: datasources, targets, variables, metric names the exporter serves", check_grafana)
     c.check("grafana: every query parses as PromQL (promtool)", check_grafana_promql)
     c.check("rules: metric names the exporter serves, severity, summary and description", check_rule_metrics)
     c.check("metric names: read from the golden pages, every unit family there", check_golden_names)
-    c.check("Dockerfile: stages, packages, non-root user, EXPOSE, HEALTHCHECK", check_dockerfile)
-    c.check("systemd unit: hardening, paths, environment file", check_systemd_unit)
+    c.check("Dockerfile: stages, packages, non-root user, EXPOSE, HEALTHCHECK, OCI labels", check_dockerfile)
+    c.check("systemd unit: hardening, paths, environment file, API key by LoadCredential=", check_systemd_unit)
     print("check_manifests: %d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed else 0
 

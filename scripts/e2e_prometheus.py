@@ -3,16 +3,21 @@
 tools first). Everything runs on 127.0.0.1 with ports picked at run time, without internet, and
 is stopped on exit:
   1. the fake Open-Meteo (Tests/Fakes/fake_weather.py), which the checks steer over HTTP;
-  2. cloudy_exporter on a 4-place config refreshing every second, in both unit families;
+  2. cloudy_exporter on a 4-place config refreshing every second, each place in its own units
+     (PLACE_UNITS: every temperature and wind unit family is some place's);
   3. Prometheus (Debian's /usr/bin/prometheus) scraping it every second with the shipped
      rules of deploy/prometheus/rules/, unmodified;
-  4. every panel query of grafana/dashboards/cloudy.json through Prometheus' HTTP API, for
-     every place and unit the config exposes (upstream errors induced first, so the error
-     panel has something to show);
+  4. the dashboard's variables as Grafana would ask them (datasource: every panel reads
+     ${datasource}; job, instance incl. "All", place through label_values), then every panel
+     query of grafana/dashboards/cloudy.json through Prometheus' HTTP API for every job,
+     instance and place: each returns data, and a quantity offered in several unit families
+     has data in exactly the place's own, with the matching Grafana unit (upstream errors are
+     induced first, so the error panel has something to show);
   5. tomorrow's minimum at -5 °C for one place: the shipped frost alert (no `for:`) is firing
      for that place only, within FIRING_BUDGET seconds of the override; back at 5 °C, it keeps
      firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
-  6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each place on one shard.
+  6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each says its shard on
+     cloudy_exporter_shard_info, and each place is on one shard.
 One line per check ("ok   …" or "FAIL …"), then "e2e-prometheus: N passed, M failed"; exits
 non-zero on a failure and then prints the tail of every log.
 
@@ -23,7 +28,6 @@ ports and waits come from the test harness, Tests/Support/cloudy_harness.
 Python 3.11 standard library, plus PyYAML (scripts/install-deps --test) to read the rules files.
 """
 
-import itertools
 import json
 import math
 import os
@@ -203,6 +207,8 @@ def substitute(expr, values):
         name = match.group(1) or match.group(2) or match.group(3)
         if name in BUILTINS:
             value = BUILTINS[name]
+        elif values.get(name) == "$__all":
+            value = ".+"  # Grafana puts a variable's allValue in as it is
         else:
             value = values[name]  # KeyError: a variable this script does not know
             before = expr[: match.start()]
@@ -248,48 +254,150 @@ def run_target(base, target, expr, range_seconds):
     return shape
 
 
-def panels(prometheus, dashboard_path, config, range_seconds=60):
-    """Every panel query of the Grafana dashboard, variables filled for every choice, returns data."""
-    dashboard = json.loads(Path(dashboard_path).read_text())
-    choices = {
-        "place": [name for name, _, _ in config.places],
-        "temperature_unit": config.units["temperature"],
-        "wind_unit": config.units["wind_speed"],
-    }
+# The order in which a panel picks a place's unit family when the place has several (the
+# dashboard's targets keep a family only where no earlier one exists), and each family's
+# Grafana unit.
+TEMPERATURE_UNITS = ["celsius", "fahrenheit"]
+WIND_UNITS = ["meters_per_second", "kilometers_per_hour", "miles_per_hour", "knots"]
+GRAFANA_UNITS = {"celsius": "celsius", "fahrenheit": "fahrenheit", "meters_per_second": "velocityms",
+                 "kilometers_per_hour": "velocitykmh", "miles_per_hour": "velocitymph", "knots": "velocityknot"}
+UNIT_REF = re.compile(r"^(\w+)_(%s)$" % "|".join(GRAFANA_UNITS))
+ALL = "$__all"  # the instance variable's "All", which Grafana fills with its allValue unescaped
 
-    # The `place` variable itself: label_values(weather_location_info, location).
-    found = prom(prometheus, "/api/v1/label/location/values", **{"match[]": "weather_location_info"})
-    if sorted(found) == sorted(choices["place"]):
-        ok(f"variable place = label_values(weather_location_info, location): {', '.join(sorted(found))}")
+
+def label_values(prometheus, query):
+    """Grafana's label_values(SELECTOR, LABEL) through Prometheus' label API."""
+    match = re.fullmatch(r"label_values\((.+),\s*(\w+)\)", query.strip())
+    if not match:
+        raise PromError(f"not a label_values() query: {query}")
+    return sorted(prom(prometheus, f"/api/v1/label/{match.group(2)}/values", **{"match[]": match.group(1)}))
+
+
+def shown_unit(place_units, kind):
+    """The unit family a panel shows for a place: the first of its configured ones in panel order."""
+    order = TEMPERATURE_UNITS if kind == "temperature" else WIND_UNITS
+    configured = place_units[kind]
+    return next(unit for unit in order if unit in configured)
+
+
+def panel_units(panel):
+    """refId -> Grafana unit: the default, or an override by frame refId or by table column."""
+    default = panel.get("fieldConfig", {}).get("defaults", {}).get("unit")
+    units = {t.get("refId"): default for t in panel.get("targets", [])}
+    for override in panel.get("fieldConfig", {}).get("overrides", []):
+        matcher = override.get("matcher", {})
+        ref = matcher.get("options") if matcher.get("id") == "byFrameRefID" else None
+        if matcher.get("id") == "byName" and str(matcher.get("options", "")).startswith("Value #"):
+            ref = matcher["options"][len("Value #"):]
+        for prop in override.get("properties", []):
+            if ref in units and prop.get("id") == "unit":
+                units[ref] = prop["value"]
+    return units
+
+
+def variables(prometheus, dashboard, config, instances):
+    """The datasource, job, instance and place variables, asked of Prometheus as Grafana would:
+    returns {job: {instance choice: [places]}} to fill the panel queries with."""
+    templating = {v["name"]: v for v in dashboard.get("templating", {}).get("list", [])}
+    query = lambda name: (templating[name]["query"]["query"] if isinstance(templating[name].get("query"), dict)
+                          else templating[name].get("query"))
+
+    # datasource: every panel and target reads through it, so this Prometheus is what they ask.
+    ds = templating.get("datasource", {})
+    fixed = sorted({str(p.get("id")) for p in walk_panels(dashboard.get("panels", []))
+                    for holder in [p] + p.get("targets", [])
+                    if holder.get("datasource") and holder["datasource"].get("uid") != "${datasource}"}
+                   | {name for name, v in templating.items()
+                      if v.get("type") == "query" and v["datasource"].get("uid") != "${datasource}"})
+    if ds.get("type") == "datasource" and ds.get("query") == "prometheus" and not fixed:
+        ok("variable datasource (type prometheus): every panel, target and variable reads ${datasource}, "
+           "here the Prometheus under test")
     else:
-        fail(f"variable place: Prometheus has {sorted(found)}, the config {sorted(choices['place'])}")
+        fail(f"variable datasource: type {ds.get('type')} query {ds.get('query')}; fixed datasources in {fixed}")
+
+    jobs = label_values(prometheus, query("job"))
+    (ok if jobs == ["cloudy"] else fail)(f"variable job = {query('job')}: {jobs}")
+    all_value = templating["instance"].get("allValue")
+    if not templating["instance"].get("includeAll") or all_value != ".+":
+        fail(f'variable instance: includeAll {templating["instance"].get("includeAll")} allValue {all_value!r}, '
+             f'want an "All" of .+')
+    names = sorted(name for name, _, _ in config.places)
+    out = {}
+    for job in jobs:
+        found = label_values(prometheus, substitute(query("instance"), {"job": job}))
+        (ok if found == sorted(instances) else fail)(
+            f"variable instance = {substitute(query('instance'), {'job': job})}: {found}, want {sorted(instances)}")
+        out[job] = {}
+        for instance in found + [ALL]:
+            place_query = substitute(query("place"), {"job": job, "instance": instance})
+            places = label_values(prometheus, place_query)
+            (ok if places == names else fail)(f"variable place = {place_query}: {', '.join(places)}")
+            out[job][instance] = places
+    return out
+
+
+def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
+    """Every panel query of the Grafana dashboard returns data for every job, instance and place;
+    a quantity offered in several unit families (one target each) has data in exactly one, the
+    place's own, shown in that family's Grafana unit."""
+    dashboard = json.loads(Path(dashboard_path).read_text())
+    choices = variables(prometheus, dashboard, config, instances)
 
     # A regex-style place selector (what a multi-value variable would use) picks the same series.
-    for place in choices["place"]:
-        expr = substitute('weather_location_info{location=~"$place"}', {"place": place})
+    for name, _, _ in config.places:
+        expr = substitute('weather_location_info{location=~"$place"}', {"place": name})
         got = [s["metric"]["location"] for s in instant(prometheus, expr)]
-        (ok if got == [place] else fail)(f'regex-style {expr} selects {got}')
+        (ok if got == [name] else fail)(f'regex-style {expr} selects {got}')
 
+    combinations = [{"job": job, "instance": instance, "place": place}
+                    for job, by_instance in choices.items() for instance, places in by_instance.items()
+                    for place in places]
     for panel in walk_panels(dashboard.get("panels", [])):
         targets = [t for t in panel.get("targets", []) if t.get("expr") and not t.get("hide")]
         if not targets:
             continue  # rows, text panels
         label = f'panel {panel.get("id")} "{panel.get("title", "")}"'
         used = sorted(set().union(*(dashboard_variables(t["expr"]) for t in targets)))
-        unknown = [name for name in used if name not in choices]
+        unknown = [name for name in used if name not in ("job", "instance", "place")]
         if unknown:
             fail(f"{label}: uses variables this script cannot fill: {unknown}")
             continue
-        for combination in itertools.product(*(choices[name] for name in used)):
-            values = dict(zip(used, combination))
-            where = " ".join(f"{k}={v}" for k, v in values.items()) or "(no variables)"
-            shapes, errors = [], []
+        units = panel_units(panel)
+        seen = set()
+        for combination in combinations:
+            values = {k: v for k, v in combination.items() if k in used}
+            key = tuple(sorted(values.items()))
+            if key in seen:
+                continue  # a panel without $place: once per job and instance
+            seen.add(key)
+            place_units = config.units.get(values.get("place"))
+            where = " ".join(f"{k}={'All' if v == ALL else v}" for k, v in values.items())
+            shapes, errors, families = [], [], {}
             for target in targets:
+                ref = target.get("refId", "?")
                 expr = substitute(target["expr"], values)
+                family = UNIT_REF.match(ref)
                 try:
                     shapes.append(run_target(prometheus, target, expr, range_seconds))
+                    has_data = True
                 except PromError as error:
-                    errors.append(f"{error} in {expr}")
+                    has_data = False
+                    if not family:
+                        errors.append(f"{error} in {expr}")
+                if family:
+                    families.setdefault(family.group(1), []).append((family.group(2), has_data, ref))
+            for quantity, options in families.items():
+                with_data = [unit for unit, has_data, _ in options if has_data]
+                kind = "temperature" if options[0][0] in TEMPERATURE_UNITS else "wind_speed"
+                want = shown_unit(place_units, kind) if place_units else None
+                refs = {unit: ref for unit, _, ref in options}
+                if with_data != [want]:
+                    errors.append(f"{quantity}: data in {with_data or 'no'} unit family, want only {want}")
+                elif units.get(refs[want]) != GRAFANA_UNITS[want]:
+                    errors.append(f"{quantity}: {want} shown in Grafana unit {units.get(refs[want])}, "
+                                  f"want {GRAFANA_UNITS[want]}")
+                else:
+                    shapes.append(f"[{quantity} in {want}]")
             if errors:
                 fail(f"{label} {where}: {'; '.join(errors)}")
             else:
@@ -472,6 +580,10 @@ def shards(names, urls):
     """Each place's weather_location_info is on exactly one shard's /metrics page."""
     owners = {name: [] for name in names}
     for index, url in enumerate(urls):
+        shard_info = [s.labels for s in exposition.samples(http_text(url)) if s.name == "cloudy_exporter_shard_info"]
+        want = {"shard_index": str(index), "shard_count": str(len(urls))}
+        (ok if shard_info == [want] else fail)(
+            f"shard {index}/{len(urls)}: cloudy_exporter_shard_info {shard_info}, want {[want]}")
         info, weather = locations_on(url)
         for name in info:
             owners.setdefault(name, []).append(index)
@@ -579,7 +691,7 @@ scrape_configs:
     return url
 
 
-def check_panels(prometheus, fake, config):
+def check_panels(prometheus, fake, config, exporter):
     # "Upstream errors by code" is empty while all is well: make three refreshes fail with 503,
     # then wait until Prometheus sees the error counter grow, as the panel's increase() will.
     fake.fault("status", status=503, count=3)
@@ -589,7 +701,7 @@ def check_panels(prometheus, fake, config):
     # The places are back up before we query (the fault is used up after three requests).
     wait_query(prometheus, f'count(weather_up{{job="cloudy"}} == 1) == {len(config.places)}', 10,
                "every place up again after the fault")
-    panels(prometheus, REPO_ROOT / "grafana" / "dashboards" / "cloudy.json", config)
+    panels(prometheus, REPO_ROOT / "grafana" / "dashboards" / "cloudy.json", config, [f"127.0.0.1:{exporter.port}"])
 
 
 def check_shards(binary, fake, work, logs):
@@ -612,20 +724,37 @@ def phase(name, function, *args):
         fail(f"{name}: {type(error).__name__}: {error}")
 
 
+# Each place in its own units, so that every unit family is some place's only one (and Berlin's
+# knots and London's °F must stay out of panels that show m/s and °C for them).
+PLACE_UNITS = {
+    "Berlin": {"temperature": ["celsius"], "wind_speed": ["meters_per_second", "knots"]},
+    "London": {"temperature": ["celsius", "fahrenheit"], "wind_speed": ["knots"]},
+    "New York": {"temperature": ["fahrenheit"], "wind_speed": ["miles_per_hour"]},
+    "Oslo": {"temperature": ["fahrenheit"], "wind_speed": ["kilometers_per_hour"]},
+}
+
+
+def write_units_config(path, provider_url):
+    """The main run's cloudy.yml: MAIN_PLACES with the units of PLACE_UNITS, refreshing every second."""
+    document = {
+        "provider": {"name": "open-meteo", "url": provider_url},
+        "refresh": {"interval": "1s", "timeout": "2s"},
+        "forecast": {"days": 7, "hours": 24},
+        "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name]}
+                      for name, lat, lon in MAIN_PLACES],
+    }
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return ExporterConfig(path, MAIN_PLACES, PLACE_UNITS)
+
+
 def run(work, logs):
     started = time.monotonic()
     binary, build_seconds = prepare(work)
     fake = start_fake(work, logs)
-    path = write_exporter_config(
-        work / "cloudy.yml", fake.url, MAIN_PLACES, refresh={"interval": "1s", "timeout": "2s"},
-        # Both unit families of each kind, so every dashboard unit choice has data.
-        units={"temperature": ["celsius", "fahrenheit"], "wind_speed": ["meters_per_second", "kilometers_per_hour"]},
-        forecast={"days": 7, "hours": 24})
-    config = ExporterConfig(path, MAIN_PLACES, {"temperature": ["celsius", "fahrenheit"],
-                                                "wind_speed": ["meters_per_second", "kilometers_per_hour"]})
+    config = write_units_config(work / "cloudy.yml", fake.url)
     exporter = start_exporter(binary, config, work, "exporter", logs)
     prometheus = start_prometheus(work, exporter, logs)
-    phase("panels", check_panels, prometheus, fake, config)
+    phase("panels", check_panels, prometheus, fake, config, exporter)
     phase("frost", frost, prometheus, fake, config.places, FIRING_BUDGET)
     # Every shipped rule, templates included, has been evaluated for many seconds by now.
     phase("rules", rules, prometheus, REPO_ROOT / "deploy" / "prometheus" / "rules")

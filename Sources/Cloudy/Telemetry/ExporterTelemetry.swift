@@ -60,8 +60,11 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     public static let reloadTime = MetricDescriptor(
         "cloudy_exporter_config_last_reload_success_timestamp_seconds", .gauge,
         "Unix time of the last successful config load.")
+    public static let shardInfo = MetricDescriptor(
+        "cloudy_exporter_shard_info", .gauge,
+        "The shard this replica serves (--shard or shard:) and how many shards it believes exist; always 1.")
 
-    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double) {
+    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
         let state = state.withLockedValue { $0 }
         page.add(
             Self.buildInfo,
@@ -88,5 +91,8 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         }
         page.add(Self.reloadOK, value: state.reloadSuccessful ? 1 : 0)
         page.add(Self.reloadTime, value: state.reloadSuccessTimestamp)
+        page.add(
+            Self.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
+            value: 1)
     }
 }

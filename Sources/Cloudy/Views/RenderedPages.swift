@@ -25,7 +25,7 @@ public struct RenderedPages: Sendable {
                 now: now, staleAfter: config.refresh.staleAfter
             ).addSamples(to: &page)
         }
-        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval)
+        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval, shard: config.shard)
         readiness = Readiness(statuses)
         html = HTMLPages(
             config: config, statuses: statuses, readiness: readiness, telemetryPath: telemetryPath, now: now)
