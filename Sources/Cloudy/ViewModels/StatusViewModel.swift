@@ -25,7 +25,7 @@ public struct StatusViewModel: Sendable {
     public let weather: Weather?
 
     /// What the card shows of the current weather.
-    public struct Weather: Sendable {
+    public struct Weather: Sendable, Equatable {
         /// The icon's name (`WeatherCondition.icon`), "unknown" without a condition.
         public let icon: String
         public let condition: String
