@@ -72,8 +72,8 @@ final class ValueFormatTests: XCTestCase {
         XCTAssertEqual(ValueFormat.compassPoint(.nan), "–")
     }
 
-    func testDayNamesCountFromThePlacesToday() {
-        let monday = ValueFormat.localDay(1_781_481_600, utcOffset: 0)  // 2026-06-15 was a Monday
+    func testDayNamesCountFromThePlacesToday() throws {
+        let monday = try XCTUnwrap(ForecastTime.localDay(1_781_481_600, offset: 0))  // 2026-06-15 was a Monday
         XCTAssertEqual(ValueFormat.dayName(monday, today: monday), "Today")
         XCTAssertEqual(ValueFormat.dayName(monday + 1, today: monday), "Tomorrow")
         XCTAssertEqual(
@@ -82,9 +82,9 @@ final class ValueFormatTests: XCTestCase {
         XCTAssertEqual(ValueFormat.dayName(monday, today: monday - 3), "Monday")
         // 23:30 UTC on that Monday is already Tuesday in Auckland (UTC+12) and still Monday in Honolulu.
         let lateMonday = 1_781_481_600.0 + 84600
-        XCTAssertEqual(ValueFormat.localDay(lateMonday, utcOffset: 43200), monday + 1)
-        XCTAssertEqual(ValueFormat.localDay(lateMonday, utcOffset: -36000), monday)
-        XCTAssertEqual(ValueFormat.localDay(1_781_481_600 - 1, utcOffset: 0), monday - 1, "one second before")
+        XCTAssertEqual(ForecastTime.localDay(lateMonday, offset: 43200), monday + 1)
+        XCTAssertEqual(ForecastTime.localDay(lateMonday, offset: -36000), monday)
+        XCTAssertEqual(ForecastTime.localDay(1_781_481_600 - 1, offset: 0), monday - 1, "one second before")
     }
 
     func testAges() {

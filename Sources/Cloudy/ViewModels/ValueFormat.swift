@@ -93,13 +93,7 @@ public enum ValueFormat {
 
     static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
-    /// The day number (days since 1970-01-01) of the date a place `utcOffset` seconds east of UTC
-    /// is at `seconds`.
-    static func localDay(_ seconds: Double, utcOffset: Int) -> Int {
-        Int(((seconds + Double(utcOffset)) / 86400).rounded(.down))
-    }
-
-    /// "Today", "Tomorrow", or the weekday, for the local day `day` (see `localDay`) seen on the
+    /// "Today", "Tomorrow", or the weekday, for the local day `day` (`ForecastTime.localDay`) seen on the
     /// local day `today`: names are those of the place's own calendar, never the server's.
     static func dayName(_ day: Int, today: Int) -> String {
         switch day - today {

@@ -27,10 +27,11 @@ public struct WeekViewModel: Sendable {
         let offset = snapshot.utcOffsetSeconds
         // Day 0's local date. Noon of a day's date is on that date even when the offset in force
         // that day differs from the snapshot's by a daylight-saving hour.
+        // Dates come from untrusted answers: one no calendar holds counts as absent.
         let today =
             snapshot.daily.lazy.compactMap { day in
-                day.date.map { ValueFormat.localDay($0 + 43200, utcOffset: offset) - day.daysAhead }
-            }.first ?? ValueFormat.localDay(now, utcOffset: offset)
+                day.date.flatMap { ForecastTime.localDay($0 + 43200, offset: offset) }.map { $0 - day.daysAhead }
+            }.first ?? ForecastTime.localDay(now, offset: offset) ?? 0
         days = snapshot.daily.map { day in
             let condition = day.conditionCode.map { WeatherCondition(code: $0) }
             return Day(
