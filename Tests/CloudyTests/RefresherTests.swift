@@ -90,7 +90,7 @@ final class RefresherTests: XCTestCase {
         clock.advance(by: 0)
         XCTAssertEqual(upstream.requests.count, 1)
         XCTAssertTrue(metricsText.contains("weather_up{location=\"Berlin\"} 1"))
-        XCTAssertNil(store.rendered.notReadyReason, "ready after the first good refresh")
+        XCTAssertNil(store.rendered.readiness.notReadyReason, "ready after the first good refresh")
         clock.advance(by: 59.9)
         XCTAssertEqual(upstream.requests.count, 1, "no request before the interval is up")
         clock.advance(by: 0.1)

@@ -77,7 +77,7 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         promise.futureResult.whenSuccess { failure in
             let (handler, context) = loopBound.value
             let reply: Reply =
-                failure.map { .text(.internalServerError, "reload refused: " + Routes.oneLine($0)) }
+                failure.map { .text(.internalServerError, "reload refused: " + $0.onOneLine) }
                 ?? .text(.ok, "config reloaded")
             handler.write(context: context, head: head, reply: reply)
         }

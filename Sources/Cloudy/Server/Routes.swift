@@ -75,14 +75,8 @@ extension Routes {
         case .healthy:
             return .text(.ok, "OK")
         case .ready:
-            let rendered = store.rendered
-            if let reason = rendered.notReadyReason {
-                return .text(.serviceUnavailable, "not ready: " + Self.oneLine(reason))
-            }
-            // Ready, and below the first line each place whose last refresh failed, with why.
-            return .text(
-                .ok, (["ready"] + rendered.placeProblems.map { "failing: " + Self.oneLine($0) }).joined(separator: "\n")
-            )
+            let readiness = store.rendered.readiness
+            return .text(readiness.notReadyReason == nil ? .ok : .serviceUnavailable, readiness.answer)
         case .landing:
             return Reply(status: .ok, headers: HTMLPages.headers, body: [store.rendered.html.landing])
         case .place(let name):
@@ -114,9 +108,5 @@ extension Routes {
         guard let header else { return false }
         return QualityList(header).contains { coding, q in q > 0 && (coding.equalsIgnoringCase("gzip") || coding == "*")
         }
-    }
-
-    static func oneLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }
 }

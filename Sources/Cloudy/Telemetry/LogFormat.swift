@@ -70,18 +70,19 @@ public struct LineLogHandler: LogHandler {
 
     /// A double-quoted string with JSON escapes (which logfmt readers accept too).
     static func quoted(_ text: String) -> String {
-        let escaped = text.escaped { scalar in
+        var out = "\""
+        for scalar in text.unicodeScalars {
             switch scalar {
-            case "\"": return "\\\""
-            case "\\": return "\\\\"
-            case "\n": return "\\n"
-            case "\r": return "\\r"
-            case "\t": return "\\t"
-            case _ where scalar.value < 0x20: return "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-            default: return nil
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+            default: out.unicodeScalars.append(scalar)
             }
         }
-        return "\"" + escaped + "\""
+        return out + "\""
     }
 
     /// RFC 3339 UTC with milliseconds, without Foundation's formatters.

@@ -6,10 +6,16 @@ public struct Readiness: Sendable, Equatable {
     public let notReadyReason: String?
     /// "Place: why its last refresh failed", one per failing place.
     public let placeProblems: [String]
+    /// The body of `/readyz`, written once per rendering: "not ready: …", or "ready" with a
+    /// "failing: …" line below for each failing place, each item on one line.
+    public let answer: String
 
     public init(_ statuses: [PlaceStatus]) {
         placeProblems = statuses.compactMap { status in status.lastError.map { "\(status.place.name): \($0)" } }
         notReadyReason = Self.notReadyReason(statuses)
+        answer =
+            notReadyReason.map { "not ready: " + $0.onOneLine }
+            ?? (["ready"] + placeProblems.map { "failing: " + $0.onOneLine }).joined(separator: "\n")
     }
 
     private static func notReadyReason(_ statuses: [PlaceStatus]) -> String? {

@@ -8,11 +8,6 @@ public struct RenderedPages: Sendable {
     public var html: HTMLPages
     public var readiness: Readiness
 
-    /// Why `/readyz` says 503, or nil when ready.
-    public var notReadyReason: String? { readiness.notReadyReason }
-    /// "Place: why its last refresh failed", one per failing place, for `/readyz`.
-    public var placeProblems: [String] { readiness.placeProblems }
-
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
     public init(
         config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,

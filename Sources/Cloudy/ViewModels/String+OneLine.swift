@@ -1,0 +1,7 @@
+extension String {
+    /// The text on one line (line breaks become spaces), for plain-text answers that list one
+    /// item a line: `/readyz`, a refused reload. The text comes from providers and the config.
+    var onOneLine: String {
+        String(map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}
