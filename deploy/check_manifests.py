@@ -12,6 +12,8 @@ Prints one line per check ("ok   …" or "FAIL …: reason") and exits 1 if any 
 Needs python3 and PyYAML; with promtool on PATH it also parses every dashboard query.
 """
 import glob
+import importlib.machinery
+import importlib.util
 import itertools
 import json
 import os
@@ -31,6 +33,10 @@ ROOT = str(REPO_ROOT)
 DEPLOY = os.path.join(ROOT, "deploy")
 GRAFANA = os.path.join(ROOT, "grafana")
 PORT = 10150
+# deploy/kubernetes/generate, the one source of the PrometheusRule and the dashboard ConfigMap.
+GENERATE = importlib.util.module_from_spec(importlib.util.spec_from_loader(
+    "generate", importlib.machinery.SourceFileLoader("generate", os.path.join(DEPLOY, "kubernetes", "generate"))))
+GENERATE.__loader__.exec_module(GENERATE)
 
 # ---- metric names ---------------------------------------------------------------------------
 # The live process_* part of /metrics is not on the golden pages (its values change); these are
@@ -405,15 +411,12 @@ def check_kubernetes_variant(variant, objs):
         if jobs - {"cloudy"}:
             problems.append("%s: ServiceMonitor gives job=%s, cloudy:up selects job=cloudy" % (variant, sorted(jobs)))
     # The rules and the dashboard, as the Operator and the Grafana sidecar get them.
+    # deploy/kubernetes/generate writes both from their sources; what it writes now is the reference.
     rules = [r for r in by_kind.get("PrometheusRule", []) if r["apiVersion"] == "monitoring.coreos.com/v1"]
-    want_groups = []
-    for path in sorted(glob.glob(os.path.join(DEPLOY, "prometheus", "rules", "*.rules.yml"))):
-        want_groups += load_yaml_docs(path)[0]["groups"]
-    if len(rules) != 1 or rules[0]["spec"]["groups"] != want_groups:
+    if len(rules) != 1 or rules[0]["spec"] != yaml.safe_load(GENERATE.prometheus_rule())["spec"]:
         problems.append("%s: no PrometheusRule equal to deploy/prometheus/rules/ (run deploy/kubernetes/generate)" % variant)
     boards = [c for c in configmaps.values() if c["metadata"].get("labels", {}).get("grafana_dashboard") == "1"]
-    source = open(os.path.join(GRAFANA, "dashboards", "cloudy.json"), encoding="utf-8").read()
-    if len(boards) != 1 or boards[0].get("data", {}).get("cloudy.json") != source:
+    if len(boards) != 1 or boards[0].get("data") != yaml.safe_load(GENERATE.dashboard_config_map())["data"]:
         problems.append("%s: no ConfigMap grafana_dashboard=1 holding grafana/dashboards/cloudy.json" % variant)
     for np in by_kind.get("NetworkPolicy", []):
         spec = np["spec"]
