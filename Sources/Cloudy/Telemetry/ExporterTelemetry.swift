@@ -61,7 +61,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         if let plan = state.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
         page.declare(upstreamCalls)
         for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
-            page.add(upstreamCalls, labels: [("provider", provider)], value: calls, suffix: "_total")
+            // Rounded to a millionth: the sum of fractional weights carries binary noise (20.299999999999997).
+            page.add(
+                upstreamCalls, labels: [("provider", provider)], value: (calls * 1e6).rounded() / 1e6, suffix: "_total")
         }
         guard let plan = state.plan else { return }
         let provider = plan.provider.rawValue
