@@ -64,6 +64,19 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 1)
     }
 
+    /// OpenWeatherMap's 2.5 endpoints: two calls per place, one per request the fake received.
+    func testOpenWeatherMapCallsAreItsRequests() throws {
+        let yaml = config().replacingOccurrences(of: "provider:\n", with: "provider:\n  name: openweathermap\n")
+        let exporter = try ExporterProcess(config: yaml, environment: ["CLOUDY_API_KEY": "test-owm-key"])
+        try exporter.waitFor("/readyz")
+        let metrics = try exporter.metrics()
+        let sent = try fake.requests().filter { ($0["path"] as? String)?.hasPrefix("/data/2.5/") ?? false }.count
+        XCTAssertEqual(sent, 6, "current weather and forecast for three places")
+        assertClose(metrics["cloudy_exporter_upstream_calls_total{provider=\"openweathermap\"}"], Double(sent))
+        assertClose(
+            metrics["cloudy_exporter_upstream_planned_calls{provider=\"openweathermap\",window=\"hour\"}"], 6 * 7)
+    }
+
     /// A request that never reached the provider (connection refused) is not a call it counts.
     func testRequestsThatNeverReachedTheProviderAreNotCounted() throws {
         let closed = try ExporterProcess.freePort()
@@ -153,5 +166,11 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["cloudy_exporter_upstream_quota_calls{provider=\"open-meteo\",window=\"day\"}"], 100)
         assertClose(metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"day\"}"], 8.7 * 10)
         XCTAssertTrue(exporter.log.contains("refresh.interval raised to fit the provider's quota"), exporter.log)
+
+        // Stretched at start too, and said so in the log.
+        let stretched = try ExporterProcess(config: config(interval: "1h", provider: smallQuota))
+        try stretched.waitFor("/healthz")
+        assertClose(try stretched.metrics()["cloudy_exporter_refresh_interval_seconds"], 9_600)
+        XCTAssertTrue(stretched.log.contains("refresh.interval raised to fit the provider's quota"), stretched.log)
     }
 }

@@ -175,10 +175,19 @@ final class QuotaPlanTests: XCTestCase {
 
     func testOverQuotaStretchWarnOrRefuse() throws {
         var config = publicOpenMeteo(places: 100)
-        let stretched = try FairUse.clampInterval(config, file: "c.yml", logger: silent)
+        let log = RecordedLog()
+        let stretched = try FairUse.clampInterval(config, file: "c.yml", logger: log.logger)
         XCTAssertEqual(stretched.refresh.interval, 2_880)
+        let raised = log.entries(containing: "refresh.interval raised to fit the provider's quota")
+        XCTAssertEqual(raised.count, 1)
+        XCTAssertEqual(raised.first?.level, .warning)
+        XCTAssertEqual(raised.first?.metadata["used"], "48m")
         config.refresh.overQuota = .warn
-        XCTAssertEqual(try FairUse.clampInterval(config, file: "c.yml", logger: silent).refresh.interval, 600)
+        XCTAssertEqual(try FairUse.clampInterval(config, file: "c.yml", logger: log.logger).refresh.interval, 600)
+        let warned = log.entries(containing: "the refresh schedule exceeds the provider's quota")
+        XCTAssertEqual(warned.count, 1)
+        XCTAssertEqual(warned.first?.level, .warning)
+        XCTAssertEqual(warned.first?.metadata["plan"].map { "\($0)" }, RefreshPlan(config).summary)
         config.refresh.overQuota = .refuse
         XCTAssertThrowsError(try FairUse.clampInterval(config, file: "c.yml", logger: silent)) { error in
             XCTAssertTrue(
