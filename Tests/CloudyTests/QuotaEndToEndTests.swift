@@ -56,10 +56,9 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         }
         XCTAssertGreaterThanOrEqual(expected, 3 * 8.7 - 1e-9, "three refreshes of three places at 2.9 calls each")
         assertClose(metrics[calls], expected)
-        // A self-hosted URL has no quota: the plan is shown (60 refreshes a minute and one reserved
-        // for network retries), no quota series.
+        // A self-hosted URL has no quota: the plan is shown (60 refreshes a minute), no quota series.
         assertClose(
-            metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"minute\"}"], 61 * 8.7)
+            metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"minute\"}"], 60 * 8.7)
         XCTAssertNil(metrics["cloudy_exporter_upstream_quota_calls{provider=\"open-meteo\",window=\"day\"}"])
         assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 1)
     }
@@ -74,7 +73,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(sent, 6, "current weather and forecast for three places")
         assertClose(metrics["cloudy_exporter_upstream_calls_total{provider=\"openweathermap\"}"], Double(sent))
         assertClose(
-            metrics["cloudy_exporter_upstream_planned_calls{provider=\"openweathermap\",window=\"hour\"}"], 6 * 7)
+            metrics["cloudy_exporter_upstream_planned_calls{provider=\"openweathermap\",window=\"hour\"}"], 6 * 6)
     }
 
     /// A request that never reached the provider (connection refused) is not a call it counts.
@@ -104,9 +103,9 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
             check.stdout,
             """
             \(file): OK (100 places, provider open-meteo)
-            100 places, open-meteo: 290 calls per refresh, 42,050 a day at 10m; the free quota allows 10,000 a day: \
-            needs 48m or more
-            refresh.over_quota: stretch: refreshes every 48m
+            100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the free quota allows 10,000 a day: \
+            needs 42m22s or more (46m28s keeps a 10 % margin)
+            refresh.over_quota: stretch: refreshes every 46m28s
 
             """)
 
@@ -133,7 +132,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(check.stdout, "")
         XCTAssertTrue(
             check.stderr.hasPrefix("\(file): refresh.interval: 100 places, open-meteo: 290 calls"), check.stderr)
-        XCTAssertTrue(check.stderr.contains("needs 48m or more (refresh.over_quota: refuse"), check.stderr)
+        XCTAssertTrue(check.stderr.contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"), check.stderr)
     }
 
     /// 3 places cost 8.7 calls; 100 a day leave 90 (90 %): ten refreshes, nine on the schedule.
@@ -152,17 +151,17 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         try refusing.write(to: exporter.configFile, atomically: true, encoding: .utf8)
         let refused = try exporter.post("/-/reload")
         XCTAssertEqual(refused.status, 500)
-        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("needs 2h40m or more"))
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("needs 2h10m55s or more"))
         var metrics = try exporter.metrics()
         assertClose(metrics["cloudy_exporter_config_last_reload_successful"], 0)
         assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 3600, "the old config keeps running")
 
-        // The same quota with the default, stretch: the interval in use becomes 86,400 / 9.
+        // The same quota with the default, stretch: 90 calls a day hold 10 refreshes, every 86,400 / 10 s.
         try config(interval: "1h", provider: smallQuota).write(
             to: exporter.configFile, atomically: true, encoding: .utf8)
         XCTAssertEqual(try exporter.post("/-/reload").status, 200)
         metrics = try exporter.metrics()
-        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 9_600)
+        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 8_640)
         assertClose(metrics["cloudy_exporter_upstream_quota_calls{provider=\"open-meteo\",window=\"day\"}"], 100)
         assertClose(metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"day\"}"], 8.7 * 10)
         XCTAssertTrue(exporter.log.contains("refresh.interval raised to fit the provider's quota"), exporter.log)
@@ -170,7 +169,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         // Stretched at start too, and said so in the log.
         let stretched = try ExporterProcess(config: config(interval: "1h", provider: smallQuota))
         try stretched.waitFor("/healthz")
-        assertClose(try stretched.metrics()["cloudy_exporter_refresh_interval_seconds"], 9_600)
+        assertClose(try stretched.metrics()["cloudy_exporter_refresh_interval_seconds"], 8_640)
         XCTAssertTrue(stretched.log.contains("refresh.interval raised to fit the provider's quota"), stretched.log)
     }
 }

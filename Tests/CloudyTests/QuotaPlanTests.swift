@@ -124,15 +124,22 @@ final class QuotaPlanTests: XCTestCase {
     func testPlanOfAHundredPlacesAtTenMinutes() {
         let plan = RefreshPlan(publicOpenMeteo(places: 100))
         XCTAssertEqual(plan.callsPerRefresh, 290, accuracy: 1e-9)
-        XCTAssertEqual(plan.planned(.day), 290 * (144 + 1), accuracy: 1e-9, "144 refreshes and one for retries")
-        XCTAssertEqual(plan.planned(.minute), 290, accuracy: 1e-9, "one refresh a minute, no retry reserve")
+        XCTAssertEqual(plan.planned(.day), 290 * 144, accuracy: 1e-9, "144 refreshes")
+        XCTAssertEqual(plan.planned(.minute), 290, accuracy: 1e-9, "one refresh a minute")
         XCTAssertFalse(plan.fits)
-        // The day decides: 9,000 calls (90 %) hold 31 refreshes, 30 of them on the schedule.
-        XCTAssertEqual(plan.shortestFittingInterval, 2_880)
+        // The day decides: 10,000 calls hold 34 refreshes, 9,000 (90 %) hold 31.
+        XCTAssertEqual(plan.shortestFittingInterval(share: 1), 2_542)
+        XCTAssertEqual(plan.shortestFittingInterval(), 2_788)
         XCTAssertEqual(
             plan.summary,
-            "100 places, open-meteo: 290 calls per refresh, 42,050 a day at 10m; "
-                + "the free quota allows 10,000 a day: needs 48m or more")
+            "100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; "
+                + "the free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)")
+        var closer = publicOpenMeteo(places: 100)
+        closer.refresh.interval = 2_700
+        XCTAssertEqual(
+            RefreshPlan(closer).summary,
+            "100 places, open-meteo: 290 calls per refresh, 9,280 a day at 45m; "
+                + "the free quota allows 10,000 a day: 93 % of it; 46m28s keeps a 10 % margin")
     }
 
     /// For a range of places and forecast settings, the stretched interval is the shortest whole
@@ -143,7 +150,7 @@ final class QuotaPlanTests: XCTestCase {
             if cost > 0.9 * limit { return cost * window.seconds / interval }  // paced across windows
             let refreshes = Double(Int((window.seconds / interval).rounded(.up)))
             let exact = window.seconds.truncatingRemainder(dividingBy: interval) == 0
-            return cost * ((exact ? window.seconds / interval : refreshes) + (interval < window.seconds ? 1 : 0))
+            return cost * (exact ? window.seconds / interval : refreshes)
         }
         let cases: [(Int, ForecastSettings)] = [
             (1, .init()), (5, .init()), (24, .init()), (100, .init()), (250, .init(days: 16, hours: 24)),
@@ -153,7 +160,7 @@ final class QuotaPlanTests: XCTestCase {
             let config = publicOpenMeteo(places: count, interval: 60, forecast: forecast)
             let stretched = try! FairUse.clampInterval(config, file: nil, logger: silent).refresh.interval
             let plan = RefreshPlan(config)
-            XCTAssertEqual(stretched, max(60, plan.shortestFittingInterval ?? 0))
+            XCTAssertEqual(stretched, max(60, plan.shortestFittingInterval() ?? 0))
             let limits = plan.budget.quota.limits
             for (window, limit) in limits {
                 XCTAssertLessThanOrEqual(
@@ -169,19 +176,19 @@ final class QuotaPlanTests: XCTestCase {
         // The five default cities fit at 10m but not at the 1-minute floor (issue 16).
         XCTAssertTrue(RefreshPlan(publicOpenMeteo(places: 5)).fits)
         XCTAssertFalse(RefreshPlan(publicOpenMeteo(places: 5, interval: 60)).fits)
-        // 1,000 places cost 2,900 calls against 600 a minute: paced, and the day decides (12h).
-        XCTAssertEqual(RefreshPlan(publicOpenMeteo(places: 1_000)).shortestFittingInterval, 43_200)
+        // 1,000 places cost 2,900 calls against 600 a minute: paced, and the day decides (8h).
+        XCTAssertEqual(RefreshPlan(publicOpenMeteo(places: 1_000)).shortestFittingInterval(), 28_800)
     }
 
     func testOverQuotaStretchWarnOrRefuse() throws {
         var config = publicOpenMeteo(places: 100)
         let log = RecordedLog()
         let stretched = try FairUse.clampInterval(config, file: "c.yml", logger: log.logger)
-        XCTAssertEqual(stretched.refresh.interval, 2_880)
+        XCTAssertEqual(stretched.refresh.interval, 2_788)
         let raised = log.entries(containing: "refresh.interval raised to fit the provider's quota")
         XCTAssertEqual(raised.count, 1)
         XCTAssertEqual(raised.first?.level, .warning)
-        XCTAssertEqual(raised.first?.metadata["used"], "48m")
+        XCTAssertEqual(raised.first?.metadata["used"], "46m28s")
         config.refresh.overQuota = .warn
         XCTAssertEqual(try FairUse.clampInterval(config, file: "c.yml", logger: log.logger).refresh.interval, 600)
         let warned = log.entries(containing: "the refresh schedule exceeds the provider's quota")
@@ -192,7 +199,7 @@ final class QuotaPlanTests: XCTestCase {
         XCTAssertThrowsError(try FairUse.clampInterval(config, file: "c.yml", logger: silent)) { error in
             XCTAssertTrue(
                 "\(error)".hasPrefix("c.yml: refresh.interval: 100 places, open-meteo: 290 calls"), "\(error)")
-            XCTAssertTrue("\(error)".contains("needs 48m or more (refresh.over_quota: refuse"), "\(error)")
+            XCTAssertTrue("\(error)".contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"), "\(error)")
         }
         config.refresh.interval = 3_600
         XCTAssertEqual(
@@ -215,8 +222,8 @@ final class QuotaPlanTests: XCTestCase {
         // 25 places on a quarter of the quota need what 100 places need on all of it.
         config.places = places(25)
         XCTAssertEqual(
-            RefreshPlan(config).shortestFittingInterval,
-            RefreshPlan(publicOpenMeteo(places: 100)).shortestFittingInterval)
+            RefreshPlan(config).shortestFittingInterval(),
+            RefreshPlan(publicOpenMeteo(places: 100)).shortestFittingInterval())
         XCTAssertTrue(
             RefreshPlan(config).summary.contains("this shard's 1/4 share of the free quota allows 2,500 a day"))
         config.quota.perShard = true
@@ -241,7 +248,7 @@ final class QuotaPlanTests: XCTestCase {
         }
         XCTAssertEqual(sample("cloudy_exporter_upstream_calls"), 0, "shown before the first call")
         XCTAssertEqual(sample("cloudy_exporter_upstream_quota_calls", window: "hour"), 5_000)
-        XCTAssertEqual(sample("cloudy_exporter_upstream_planned_calls", window: "day"), 290 * 31)
+        XCTAssertEqual(sample("cloudy_exporter_upstream_planned_calls", window: "day"), 290 * 30)
         telemetry.recordCalls(provider: "open-meteo", calls: 2.9)
         telemetry.recordCalls(provider: "open-meteo", calls: 2.9)
         XCTAssertEqual(telemetry.callCount(provider: .openMeteo), 5.8, accuracy: 1e-12)

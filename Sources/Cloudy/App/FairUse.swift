@@ -47,7 +47,7 @@ public enum FairUse {
     /// Applies `refresh.over_quota` when the plan does not fit the quota in force.
     public static func fitQuota(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         let plan = RefreshPlan(config)
-        guard let needed = plan.shortestFittingInterval, config.refresh.interval < needed else { return config }
+        guard let needed = plan.shortestFittingInterval(), config.refresh.interval < needed else { return config }
         switch config.refresh.overQuota {
         case .refuse:
             throw ConfigError(

@@ -3,12 +3,11 @@
 /// the shortest interval that keeps every window within `margin` of its limit.
 ///
 /// Counting a window: Open-Meteo resets its counters on the minute, the hour and UTC midnight,
-/// so a window of length W sees at most ⌈W / interval⌉ refreshes. Windows longer than the
-/// interval get one refresh more, reserved for the start-up's network retries: an attempt that
-/// failed on DNS, connect or TLS never reached the provider and costs nothing, but the attempt
-/// that gets through can fall closer than one interval to the next refresh. A refresh that costs
-/// more than a window allows is paced across windows (the Refresher spreads its requests), so
-/// that window gets at most its allowance.
+/// so a window of length W sees at most ⌈W / interval⌉ refreshes. The start-up's network retries
+/// add none: an attempt that failed on DNS, connect or TLS never reached the provider and costs
+/// nothing, and the schedule restarts one interval after the attempt that gets through. A
+/// refresh that costs more than a window allows is paced across windows (the Refresher spreads
+/// its requests), so that window gets at most its allowance.
 public struct RefreshPlan: Sendable, Equatable {
     /// The share of each limit a plan may use: 10 % stays free for what the plan cannot see
     /// (another client behind the same address, a restart).
@@ -44,34 +43,32 @@ public struct RefreshPlan: Sendable, Equatable {
             // Paced: the window gets its allowance while a refresh runs, less when they are far apart.
             return min(cost * window.seconds / interval, Self.margin * limit)
         }
-        // A whisker below the ceiling, so that 86,400 / 600 counts 144 refreshes, not 145.
-        let refreshes = (window.seconds / interval - 1e-9).rounded(.up)
-        return cost * (refreshes + (interval < window.seconds ? 1 : 0))
+        // A whisker below the ceiling, so that 86,400 / 600 counts 144 refreshes, not 145; the
+        // product to a millionth, so the page shows 1670.4 rather than 1670.3999999999999.
+        let calls = cost * (window.seconds / interval - 1e-9).rounded(.up)
+        return (calls * 1e6).rounded() / 1e6
     }
 
-    /// The shortest interval (whole seconds) at which `window` stays within `margin` of its
+    /// The shortest interval (whole seconds) at which `window` stays within `share` of its
     /// limit, or nil when it has none.
-    public func shortestInterval(for window: QuotaWindow) -> Double? {
+    public func shortestInterval(for window: QuotaWindow, share: Double = margin) -> Double? {
         guard let limit = budget.quota.limits[window], callsPerRefresh > 0 else { return nil }
-        let allowance = Self.margin * limit
+        let allowance = share * limit
         let refreshes = (allowance / callsPerRefresh).rounded(.down)
-        let seconds: Double
-        switch refreshes {
-        case 2...: seconds = window.seconds / (refreshes - 1)  // ⌈W/I⌉ + 1 reserved ≤ refreshes
-        case 1: seconds = window.seconds
-        default: seconds = window.seconds * callsPerRefresh / allowance  // paced across windows
-        }
+        // ⌈W / I⌉ ≤ n exactly when I ≥ W / n; with no whole refresh in the allowance, paced.
+        let seconds = refreshes >= 1 ? window.seconds / refreshes : window.seconds * callsPerRefresh / allowance
         return (seconds - 1e-6).rounded(.up)
     }
 
-    /// The shortest interval that fits every window, or nil when nothing limits it.
-    public var shortestFittingInterval: Double? {
-        QuotaWindow.allCases.compactMap { shortestInterval(for: $0) }.max()
+    /// The shortest interval that keeps every window within `share` of its limit (by default the
+    /// margin `stretch` keeps), or nil when nothing limits it.
+    public func shortestFittingInterval(share: Double = margin) -> Double? {
+        QuotaWindow.allCases.compactMap { shortestInterval(for: $0, share: share) }.max()
     }
 
     /// Whether the plan's interval keeps every window within `margin` of its limit.
     public var fits: Bool {
-        shortestFittingInterval.map { interval >= $0 } ?? true
+        shortestFittingInterval().map { interval >= $0 } ?? true
     }
 
     /// The window that decides the interval (the one needing the longest), else the most used one.
@@ -83,8 +80,8 @@ public struct RefreshPlan: Sendable, Equatable {
         return limited.max { planned($0) / budget.quota.limits[$0]! < planned($1) / budget.quota.limits[$1]! }
     }
 
-    /// One line, e.g. `100 places, open-meteo: 290 calls per refresh, 42,050 a day at 10m; the
-    /// free quota allows 10,000 a day: needs 48m or more`.
+    /// One line, e.g. `100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the
+    /// free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)`.
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
@@ -95,11 +92,13 @@ public struct RefreshPlan: Sendable, Equatable {
         let source = quotaIsStated ? "provider.quota" : "the free quota"
         let whose = shareOf > 1 ? "this shard's 1/\(shareOf) share of \(source)" : source
         line += "; \(whose) allows \(Self.number(limit)) a \(window.rawValue)"
-        if let needed = shortestFittingInterval, interval < needed {
-            return line + ": needs \(PrometheusDuration.format(needed)) or more"
-        }
         let used = Int((planned(window) / limit * 100).rounded())
-        return line + ": fits (\(used) % of it)"
+        guard let kept = shortestFittingInterval(), interval < kept else { return line + ": fits (\(used) % of it)" }
+        let keeping = "\(PrometheusDuration.format(kept)) keeps a \(Int(((1 - Self.margin) * 100).rounded())) % margin"
+        if let needed = shortestFittingInterval(share: 1), interval < needed {
+            return line + ": needs \(PrometheusDuration.format(needed)) or more (\(keeping))"
+        }
+        return line + ": \(used) % of it; \(keeping)"
     }
 
     /// A count as people write it: thousands separated by commas, at most two decimals.
