@@ -132,10 +132,12 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(check.stdout, "")
         XCTAssertTrue(
             check.stderr.hasPrefix("\(file): refresh.interval: 100 places, open-meteo: 290 calls"), check.stderr)
-        XCTAssertTrue(check.stderr.contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"), check.stderr)
+        XCTAssertTrue(
+            check.stderr.contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"),
+            check.stderr)
     }
 
-    /// 3 places cost 8.7 calls; 100 a day leave 90 (90 %): ten refreshes, nine on the schedule.
+    /// 3 places cost 8.7 calls; 100 a day leave 90 (90 %): ten refreshes a day.
     let smallQuota = "  quota: {per_day: 100}"
 
     func testRefuseStopsTheStartAndARefusedReloadKeepsTheOldConfig() throws {

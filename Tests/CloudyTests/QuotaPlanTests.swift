@@ -199,7 +199,9 @@ final class QuotaPlanTests: XCTestCase {
         XCTAssertThrowsError(try FairUse.clampInterval(config, file: "c.yml", logger: silent)) { error in
             XCTAssertTrue(
                 "\(error)".hasPrefix("c.yml: refresh.interval: 100 places, open-meteo: 290 calls"), "\(error)")
-            XCTAssertTrue("\(error)".contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"),
+                "\(error)")
         }
         config.refresh.interval = 3_600
         XCTAssertEqual(
