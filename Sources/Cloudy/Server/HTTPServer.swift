@@ -14,12 +14,18 @@ public final class HTTPServer: Service, @unchecked Sendable {
     private let group: EventLoopGroup
     private let routes: Routes
     private let logger: Logger
+    /// Open client connections, across every listening socket; over its maximum, closed at once.
+    public let connections: ConnectionLimit
     private var channels: [(channel: Channel, quiesce: ServerQuiescingHelper)] = []
 
-    public init(group: EventLoopGroup, routes: Routes, logger: Logger) {
+    public init(
+        group: EventLoopGroup, routes: Routes, logger: Logger,
+        connections: ConnectionLimit = ConnectionLimit(maximum: ConnectionLimit.defaultMaximum)
+    ) {
         self.group = group
         self.routes = routes
         self.logger = logger
+        self.connections = connections
     }
 
     /// The addresses actually bound (port 0 becomes the port the kernel chose).
@@ -50,19 +56,30 @@ public final class HTTPServer: Service, @unchecked Sendable {
 
     private func makeBootstrap(_ quiesce: ServerQuiescingHelper) -> ServerBootstrap {
         let routes = self.routes
+        let connections = self.connections
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // The limit first: a connection over it never reaches the quiescing helper.
+                    try channel.pipeline.syncOperations.addHandler(connections.makeServerChannelHandler())
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
+            // Requests are a few hundred bytes; reads of at most 16 KiB (NIO's default: 64 KiB)
+            // bound what one wake-up reads, and answers, before `ResponseBacklog` can hold the
+            // next read: 4 × 16 KiB of pipelined requests, ~1,500 tiny ones.
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16384)
+            )
             // Answers are whole buffers rendered beforehand, never streamed: nothing waits on
             // writability, so the marks sit above any body (W1000 plain is ~17 MB) and a scrape
             // does not flip the channel unwritable and back (two trips down the pipeline each).
+            // A client that does not read its answers is held back by `ResponseBacklog`, which
+            // counts answers, not bytes (why: there).
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 30, high: 1 << 31))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -73,7 +90,7 @@ public final class HTTPServer: Service, @unchecked Sendable {
 
     /// The handlers of one accepted connection, in order: the slow-client deadline, NIO's HTTP/1.1
     /// codec with its error handling (a malformed request gets 400 and the connection closes), the
-    /// request handler. The bootstrap calls it for every connection; tests call it on an
+    /// hold on reading while answers go unread (`ResponseBacklog`), the request handler. The bootstrap calls it for every connection; tests call it on an
     /// `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
     static func configureConnection(
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
@@ -82,6 +99,7 @@ public final class HTTPServer: Service, @unchecked Sendable {
         let deadline = ConnectionDeadline()
         try pipeline.addHandler(deadline)
         try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+        try pipeline.addHandler(ResponseBacklog())
         try pipeline.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload))
     }
 
