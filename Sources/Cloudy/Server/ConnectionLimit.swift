@@ -9,11 +9,11 @@ import NIOCore
 /// accepted over it is closed at once, before anything is read from it, and counted. Shared by
 /// every listening socket. What it keeps (open, rejected) is read live at every scrape.
 ///
-/// The default, 8,192: an idle connection costs ~5.3 KiB resident (bench/hostile-clients, 5,000
-/// idle connections: +27 MB), so a full house of idle clients stays under ~45 MB, and each
-/// connection's answers are bounded by `ResponseBacklog`. It never exceeds what the open-file
-/// limit leaves (`effectiveMaximum`), so the listening sockets, libcurl and /proc reads always
-/// find a descriptor.
+/// The default, 8,192: an idle connection costs ~5.5 KiB resident (bench/hostile-clients, 5,000
+/// idle connections: +28 MB), so a full house of idle clients stays around 45 MB; what each one
+/// can queue in unread answers is bounded by `HTTPServer.writeBufferWaterMark`. The limit never
+/// exceeds what the open-file limit leaves (`effectiveMaximum`), so the listening sockets,
+/// libcurl and /proc reads always find a descriptor.
 public final class ConnectionLimit: Sendable {
     public static let defaultMaximum = 8192
     /// Descriptors kept for the process itself when the open-file limit lowers the cap.
