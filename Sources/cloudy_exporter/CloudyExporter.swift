@@ -40,6 +40,13 @@ struct CloudyExporter: AsyncParsableCommand {
     @Option(name: .customLong("web.telemetry-path"), help: "Path of the metrics page.")
     var telemetryPath = "/metrics"
 
+    @Option(
+        name: .customLong("web.max-connections"),
+        help:
+            "Most client connections open at once; one over it is closed at once (lowered to fit the open-file limit)."
+    )
+    var maxConnections = ConnectionLimit.defaultMaximum
+
     @Option(name: .customLong("log.level"), help: "debug, info, warn or error.")
     var logLevel = "info"
 
@@ -72,6 +79,9 @@ struct CloudyExporter: AsyncParsableCommand {
         if let shard, Shard(shard) == nil {
             throw ValidationError("--shard \"\(shard)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
         }
+        guard maxConnections > 0 else {
+            throw ValidationError("--web.max-connections must be a positive number")
+        }
         for address in listenAddresses where ListenAddress(address) == nil {
             throw ValidationError("--web.listen-address \"\(address)\" is not HOST:PORT")
         }
@@ -93,7 +103,7 @@ struct CloudyExporter: AsyncParsableCommand {
             print("  swift version: \(BuildInfo.swiftVersion)")
             return
         }
-        let options = ExporterOptions(
+        var options = ExporterOptions(
             configFile: configFile,
             listenAddresses: listenAddresses.isEmpty
                 ? [ListenAddress(host: nil, port: 10150)] : listenAddresses.compactMap(ListenAddress.init),
@@ -103,6 +113,7 @@ struct CloudyExporter: AsyncParsableCommand {
             storagePath: storagePath,
             shard: shard.flatMap(Shard.init)
         )
+        options.maxConnections = maxConnections
         if configCheck {
             do {
                 let file = configFile ?? DefaultConfig.fileName

@@ -4,8 +4,9 @@ import XCTest
 @testable import Cloudy
 
 /// docs/metrics.md stays true: every family on a golden page is documented there, every family
-/// documented there is on a golden page, and the live `process_*` families (appended per scrape,
-/// so never on a golden page) are documented in their own section and match what a scrape appends.
+/// documented there is on a golden page, and the live families (`process_*` and the connection
+/// counts, appended per scrape, so never on a golden page) are documented in their own section
+/// and match what a scrape appends.
 final class MetricCatalogueTests: XCTestCase {
     /// What `T` and `W` stand for at the end of a documented name, as docs/metrics.md says.
     static let temperatureUnits = ["celsius", "fahrenheit"]
@@ -39,7 +40,8 @@ final class MetricCatalogueTests: XCTestCase {
         let documented = try Self.documentedFamilies(Self.read(Self.catalogue))
         let golden = try Self.goldenFamilies()
         var live = ExpositionWriter(capacity: 1024)
-        for family in ProcessMetrics.page().sorted() { live.write(family, format: .prometheus) }
+        let tail = CloudyApplication.liveFamilies(connections: ConnectionLimit(maximum: 1))
+        for family in tail.sorted() { live.write(family, format: .prometheus) }
         let appended = Self.typedFamilies(String(decoding: live.bytes, as: UTF8.self), openMetrics: false)
         XCTAssertFalse(appended.isEmpty, "the live tail has families")
         XCTAssertEqual(

@@ -55,9 +55,11 @@ public final class CloudyApplication: Sendable {
         let now = clock.now()
         let telemetry = ExporterTelemetry(startedAt: now)
         telemetry.recordPlan(RefreshPlan(config))
+        let connections = Self.connectionLimit(options, logger: logger)
         store = WeatherStore(
             config: config, telemetry: telemetry,
-            telemetryPath: options.telemetryPath, now: now, processMetrics: ProcessMetrics.page)
+            telemetryPath: options.telemetryPath, now: now,
+            processMetrics: { Self.liveFamilies(connections: connections) })
         let userAgent =
             config.provider.userAgent
             ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
@@ -69,7 +71,7 @@ public final class CloudyApplication: Sendable {
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
         let routes = Routes(store: store, telemetryPath: options.telemetryPath) { reloader.reload() }
-        server = HTTPServer(group: group, routes: routes, logger: logger)
+        server = HTTPServer(group: group, routes: routes, logger: logger, connections: connections)
         // Signals are handled by `ProcessSignals`, which asks this group to shut down.
         let services = ServiceGroup(
             configuration: .init(
@@ -90,6 +92,27 @@ public final class CloudyApplication: Sendable {
                 "provider": "\(config.provider.name.rawValue)",
                 "interval": "\(PrometheusDuration.format(config.refresh.interval))",
             ])
+    }
+
+    /// What every scrape appends, read now: `process_*` and the server's connection counts.
+    static func liveFamilies(connections: ConnectionLimit) -> MetricFamilies {
+        var live = ProcessMetrics.page()
+        connections.addSamples(to: &live)
+        return live
+    }
+
+    /// `--web.max-connections`, lowered (with a warning) when the open-file limit is lower.
+    private static func connectionLimit(_ options: ExporterOptions, logger: Logger) -> ConnectionLimit {
+        let maximum = ConnectionLimit.effectiveMaximum(requested: options.maxConnections)
+        if maximum < options.maxConnections {
+            logger.warning(
+                "web.max-connections lowered to fit the open-file limit",
+                metadata: [
+                    "requested": "\(options.maxConnections)", "max_connections": "\(maximum)",
+                    "open_file_limit": "\(ConnectionLimit.currentDescriptorLimit().map(String.init) ?? "none")",
+                ])
+        }
+        return ConnectionLimit(maximum: maximum)
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets scrapes in flight finish,

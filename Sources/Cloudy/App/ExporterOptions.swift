@@ -11,6 +11,8 @@ public struct ExporterOptions: Sendable {
     public var storagePath: String
     /// `--shard`; nil leaves the config's `shard:` (default 0/1) in force.
     public var shard: Shard?
+    /// `--web.max-connections`: client connections open at once; more are closed at once.
+    public var maxConnections: Int = ConnectionLimit.defaultMaximum
 
     public init(
         configFile: String? = nil, listenAddresses: [ListenAddress] = [ListenAddress(host: nil, port: 10150)],

@@ -14,12 +14,18 @@ public final class HTTPServer: Service, @unchecked Sendable {
     private let group: EventLoopGroup
     private let routes: Routes
     private let logger: Logger
+    /// Open client connections, across every listening socket; over its maximum, closed at once.
+    public let connections: ConnectionLimit
     private var channels: [(channel: Channel, quiesce: ServerQuiescingHelper)] = []
 
-    public init(group: EventLoopGroup, routes: Routes, logger: Logger) {
+    public init(
+        group: EventLoopGroup, routes: Routes, logger: Logger,
+        connections: ConnectionLimit = ConnectionLimit(maximum: ConnectionLimit.defaultMaximum)
+    ) {
         self.group = group
         self.routes = routes
         self.logger = logger
+        self.connections = connections
     }
 
     /// The addresses actually bound (port 0 becomes the port the kernel chose).
@@ -50,20 +56,26 @@ public final class HTTPServer: Service, @unchecked Sendable {
 
     private func makeBootstrap(_ quiesce: ServerQuiescingHelper) -> ServerBootstrap {
         let routes = self.routes
+        let connections = self.connections
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // The limit first: a connection over it never reaches the quiescing helper.
+                    try channel.pipeline.syncOperations.addHandler(connections.makeServerChannelHandler())
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
-            // Answers are whole buffers rendered beforehand, never streamed: nothing waits on
-            // writability, so the marks sit above any body (W1000 plain is ~17 MB) and a scrape
-            // does not flip the channel unwritable and back (two trips down the pipeline each).
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 30, high: 1 << 31))
+            // Requests are a few hundred bytes; reads of at most 16 KiB (NIO's default: 64 KiB)
+            // bound what one wake-up reads, and answers, before the back-pressure can hold the
+            // next read: 4 × 16 KiB of pipelined requests, ~1,500 tiny ones.
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16384)
+            )
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.configureConnection(channel.pipeline.syncOperations, routes: routes)
@@ -71,16 +83,39 @@ public final class HTTPServer: Service, @unchecked Sendable {
             }
     }
 
-    /// The handlers of one accepted connection, in order: the slow-client deadline, NIO's HTTP/1.1
-    /// codec with its error handling (a malformed request gets 400 and the connection closes), the
-    /// request handler. The bootstrap calls it for every connection; tests call it on an
-    /// `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
+    /// When a connection stops being read: NIO's `BackPressureHandler` holds the channel's reads
+    /// while more than `high` bytes of answers wait unwritten (the client does not read them) and
+    /// reads again once they are down to `low`. Without it, one client pipelining `GET /healthz`
+    /// and never reading took main's exporter from 27 MB to 1.5 GB in 15 s, and 1.25 GB stayed
+    /// after it left; with it, to 39 MB (bench/hostile-clients, 2026-11-25, release binaries).
+    ///
+    /// The marks, measured (callgrind instructions per request, and that client's VmRSS):
+    /// - A page over `high` flips the channel unwritable and back once per scrape: two events
+    ///   through the pipeline and an extra flush, ~6,000 instructions, +9 % on a plain W100 scrape
+    ///   (1.7 MB) at a 256 KiB mark. At 2 MiB no W100 page flips, nor a gzip W1000 page (~0.85 MB,
+    ///   and Prometheus asks for gzip); a plain W1000 page (17 MB) does, at ~1 % of its cost.
+    /// - A queued answer costs more memory than its bytes when it is small: a 105-byte `/healthz`
+    ///   answer brings its own head buffer and pending-write entry. 2 MiB of them, ~20,000, took
+    ///   the client above to +12 MB resident (256 KiB: +2 MB); marks above the largest page
+    ///   (17 MB at W1000, and it grows with the places) would let ~10x more queue per connection.
+    /// - Counting answers instead (a promise per answer, to learn when it is written) held memory
+    ///   as tightly but cost ~9,000 instructions on every request (+16 % on `/healthz`); the
+    ///   handler here costs ~900 (+1.5 %), the same with or without a flip-free page.
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
+        low: 1024 * 1024, high: 2 * 1024 * 1024)
+
+    /// The handlers of one accepted connection, in order: the slow-client deadline, the hold on
+    /// reading while answers go unread (NIO's `BackPressureHandler`, see `writeBufferWaterMark`),
+    /// NIO's HTTP/1.1 codec with its error handling (a malformed request gets 400 and the
+    /// connection closes), the request handler. The bootstrap calls it for every connection; tests
+    /// call it on an `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
     static func configureConnection(
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
         offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch
     ) throws {
         let deadline = ConnectionDeadline()
         try pipeline.addHandler(deadline)
+        try pipeline.addHandler(BackPressureHandler())
         try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
         try pipeline.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload))
     }
