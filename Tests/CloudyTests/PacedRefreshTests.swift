@@ -41,8 +41,13 @@ final class PacedRefreshTests: XCTestCase {
         rig.clock.advance(by: 61)
         XCTAssertEqual(rig.asked.map(\.places), [10, 10])
         XCTAssertEqual(rig.placesWithWeather, 20)
+        let durationCount = "cloudy_exporter_refresh_duration_seconds_count 1"
+        XCTAssertFalse(String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount))
         rig.clock.advance(by: 61)
         XCTAssertEqual(rig.asked.map(\.places), [10, 10, 5])
+        XCTAssertTrue(
+            String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount),
+            "one refresh on the page once its last batch is in")
         XCTAssertEqual(rig.asked.map { $0.time - start }, [0, 61, 122])
         XCTAssertEqual(rig.placesUp, 25)
         XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1, "one refresh, three batches")

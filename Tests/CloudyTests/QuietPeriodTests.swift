@@ -48,12 +48,12 @@ final class QuietPeriodTests: XCTestCase {
             // and the lift time.
             XCTAssertEqual(
                 rig.readyz,
-                "not ready: no place has been refreshed successfully yet: open-meteo: HTTP 429: \(reason); "
-                    + "no requests to open-meteo until \(shown)")
+                "not ready: no place has been refreshed successfully yet: "
+                    + "no requests to open-meteo until \(shown): open-meteo: HTTP 429: \(reason)")
             for status in rig.store.statuses {
                 let card = StatusViewModel(status: status, units: status.place.units, now: start, staleAfter: 1800)
                 XCTAssertEqual(
-                    card.stateDetail, "open-meteo: HTTP 429: \(reason); no requests to open-meteo until \(shown)")
+                    card.stateDetail, "no requests to open-meteo until \(shown): open-meteo: HTTP 429: \(reason)")
             }
             XCTAssertTrue(rig.landing.contains("no requests to open-meteo until \(shown)"))
             XCTAssertTrue(rig.landing.contains(reason), reason)

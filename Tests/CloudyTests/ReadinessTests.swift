@@ -10,7 +10,7 @@ final class ReadinessTests: XCTestCase {
         until: 1_781_568_060)
     let snapshot = WeatherSnapshot(current: CurrentConditions(observedAt: 1_781_524_800))
     var quietText: String {
-        "open-meteo: HTTP 429: Daily API request limit exceeded.; no requests to open-meteo until 2026-06-16 00:01:00 UTC"
+        "no requests to open-meteo until 2026-06-16 00:01:00 UTC: open-meteo: HTTP 429: Daily API request limit exceeded."
     }
 
     func status(_ name: String, up: Bool, error: String? = nil, attempted: Bool = true) -> PlaceStatus {

@@ -17,9 +17,9 @@ public struct QuietPeriod: Sendable, Equatable {
         self.until = until
     }
 
-    /// What a place shows while the period lasts: the reason, and when it lifts (UTC).
+    /// What a place shows while the period lasts: when it lifts (UTC), and the reason.
     public var description: String {
-        "\(reason); no requests to \(provider.rawValue) until \(Self.utcTime(until))"
+        "no requests to \(provider.rawValue) until \(Self.utcTime(until)): \(reason)"
     }
 
     /// How long after a window's boundary requests resume. Open-Meteo's server clears its

@@ -24,6 +24,8 @@ struct RefreshRun {
     var waitsForQuietPeriod = false
     /// The run is a fast retry after network failures before the places' first weather.
     var retriesNetwork = false
+    /// Outcomes are recorded in the store that no page shows yet.
+    var hasUnrendered = false
 
     init(places: [Place], located: [Result<Place, WeatherFetchError>], started: Double, coversEveryPlace: Bool) {
         self.places = places

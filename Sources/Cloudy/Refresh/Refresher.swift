@@ -219,6 +219,7 @@ public final class Refresher: @unchecked Sendable {
                     run.outcomes[index].map { (place: places[index], location: nil, outcome: $0) }
                 }, at: clock.now())
             logFailures(of: unlocated, in: run)
+            run.hasUnrendered = true
         }
         run.busySeconds += Self.seconds(since: began)
         self.run = run
@@ -249,9 +250,21 @@ public final class Refresher: @unchecked Sendable {
             run.started = now
             if run.coversEveryPlace { lastStarted = now }
         }
-        guard !run.pending.isEmpty else { return finish(run) }
+        guard !run.pending.isEmpty else {
+            // Nothing to fetch (no place could be located): the located failures go on the page.
+            store.telemetry.recordRefresh(seconds: run.busySeconds)
+            store.render(now: now)
+            armStaleTimer()
+            return finish(run)
+        }
         let affordable = ledger.affordablePlaces(callsPerPlace: budget.callsPerPlace, quota: budget.quota, at: now)
-        guard affordable > 0 else { return armNextBatch(of: run, now: now) }
+        guard affordable > 0 else {
+            if run.hasUnrendered {
+                run.hasUnrendered = false
+                store.render(now: now)
+            }
+            return armNextBatch(of: run, now: now)
+        }
         let began = DispatchTime.now()
         let taken = Array(run.pending.prefix(affordable))
         run.pending.removeFirst(taken.count)
@@ -298,9 +311,12 @@ public final class Refresher: @unchecked Sendable {
             run.waitsForQuietPeriod = true
             quiet = period
         }
+        run.busySeconds += Self.seconds(since: began)
+        run.hasUnrendered = false
+        // The refresh's duration is on the page rendered when its last batch is in.
+        if quiet == nil, run.pending.isEmpty { store.telemetry.recordRefresh(seconds: run.busySeconds) }
         store.render(now: now)
         armStaleTimer()
-        run.busySeconds += Self.seconds(since: began)
         self.run = run
         if let quiet {
             armStep(in: quiet.until - now)
@@ -354,12 +370,11 @@ public final class Refresher: @unchecked Sendable {
         return period
     }
 
-    /// Ends the refresh: telemetry, back-off, the log line, and the next refresh armed — soon
-    /// when places that never had weather failed for the network.
+    /// Ends the refresh (its duration is already on the page): back-off, the log line, and the
+    /// next refresh armed — soon when places that never had weather failed for the network.
     private func finish(_ run: RefreshRun) {
         self.run = nil
         let now = clock.now()
-        store.telemetry.recordRefresh(seconds: run.busySeconds)
         // Decoding and rendering free megabytes at once; hand them back to the system so the
         // resident size reflects what the exporter keeps, not its peak.
         _ = malloc_trim(0)
