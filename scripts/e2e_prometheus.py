@@ -737,7 +737,10 @@ PLACE_UNITS = {
 def write_units_config(path, provider_url):
     """The main run's cloudy.yml: MAIN_PLACES with the units of PLACE_UNITS, refreshing every second."""
     document = {
-        "provider": {"name": "open-meteo", "url": provider_url},
+        # A stated quota (the fake has none of its own) so the quota panel has data; large
+        # enough that the 1s interval fits it and is not stretched.
+        "provider": {"name": "open-meteo", "url": provider_url,
+                     "quota": {"per_day": 10_000_000, "per_month": 300_000_000}},
         "refresh": {"interval": "1s", "timeout": "2s"},
         "forecast": {"days": 7, "hours": 24},
         "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name]}

@@ -105,10 +105,30 @@ struct CloudyExporter: AsyncParsableCommand {
         )
         if configCheck {
             do {
+                let file = configFile ?? DefaultConfig.fileName
                 let config = try options.loadConfig()
-                print(
-                    "\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))"
-                )
+                // The plan before anything is sent; `refresh.over_quota: refuse` fails the check here.
+                let silent = Logger(label: "config-check") { _ in SwiftLogNoOpLogHandler() }
+                var warnOnly = config
+                warnOnly.refresh.overQuota = .warn
+                let floored = try FairUse.clampInterval(warnOnly, file: file, logger: silent)
+                let inUse = try FairUse.clampInterval(config, file: file, logger: silent)
+                print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                if floored.refresh.interval != config.refresh.interval {
+                    print(
+                        "refresh.interval raised to the provider's fair-use minimum, \(PrometheusDuration.format(floored.refresh.interval))"
+                    )
+                }
+                print(RefreshPlan(floored).summary)
+                if inUse.refresh.interval != floored.refresh.interval {
+                    print(
+                        "refresh.over_quota: stretch: refreshes every \(PrometheusDuration.format(inUse.refresh.interval))"
+                    )
+                } else if !RefreshPlan(inUse).fits {
+                    print(
+                        "refresh.over_quota: warn: keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
+                    )
+                }
                 return
             } catch {
                 FileHandle.standardError.write(Data("\(error.description)\n".utf8))

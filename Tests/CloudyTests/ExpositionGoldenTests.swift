@@ -36,6 +36,11 @@ final class ExpositionGoldenTests: XCTestCase {
         telemetry.recordRefresh(seconds: 0.2)
         telemetry.recordRefresh(seconds: 3)
         let config = Config(refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800), places: places)
+        // Two Open-Meteo requests, one of them for three places at 2.9 calls each, and the plan
+        // of the public host's free quota.
+        telemetry.recordCalls(provider: "open-meteo", calls: 8.7)
+        telemetry.recordCalls(provider: "open-meteo", calls: 11.6)
+        telemetry.recordPlan(RefreshPlan(config))
         return (config, statuses, telemetry)
     }
 

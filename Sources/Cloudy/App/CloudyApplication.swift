@@ -28,7 +28,8 @@ public final class CloudyApplication: Sendable {
         let signals = ProcessSignals(logger: logger)
         let config: Config
         do {
-            config = try options.loadConfig()
+            config = try FairUse.clampInterval(
+                try options.loadConfig(), file: options.configFile ?? DefaultConfig.fileName, logger: logger)
         } catch {
             signals.cancel()
             throw error
@@ -52,9 +53,10 @@ public final class CloudyApplication: Sendable {
         self.signals = signals
         self.logger = logger
         let now = clock.now()
-        let config = FairUse.clampInterval(config, logger: logger)
+        let telemetry = ExporterTelemetry(startedAt: now)
+        telemetry.recordPlan(RefreshPlan(config))
         store = WeatherStore(
-            config: config, telemetry: ExporterTelemetry(startedAt: now),
+            config: config, telemetry: telemetry,
             telemetryPath: options.telemetryPath, now: now, processMetrics: ProcessMetrics.page)
         let userAgent =
             config.provider.userAgent

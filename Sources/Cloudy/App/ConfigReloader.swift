@@ -28,8 +28,10 @@ final class ConfigReloader: Sendable {
         defer { lock.unlock() }
         let now = clock.now()
         do {
-            let config = FairUse.clampInterval(try options.loadConfig(), logger: logger)
+            let config = try FairUse.clampInterval(
+                try options.loadConfig(), file: options.configFile ?? DefaultConfig.fileName, logger: logger)
             let previous = store.config
+            store.telemetry.recordPlan(RefreshPlan(config))
             store.replaceConfig(config)
             store.telemetry.recordReload(successful: true, at: now)
             store.render(now: now)

@@ -19,22 +19,56 @@ public enum FairUse {
         }
     }
 
+    /// The interval in use, decided in one place at start and on every reload: first raised to
+    /// the public host's fair-use floor, then fitted to the quota in force (`RefreshPlan`)
+    /// as `refresh.over_quota` says — stretched to the shortest interval that fits, kept with a
+    /// warning, or refused with a `ConfigError` (`file` names the config in it).
+    ///
     /// Against a provider's public host, the interval is raised to its fair-use minimum (and
     /// logged); any other URL (a self-hosted server, a test fake) gets the interval as written —
     /// except OpenWeatherMap, whose ten-minute call budget holds everywhere.
-    static func clampInterval(_ config: Config, logger: Logger) -> Config {
-        guard let minimum = minimumInterval(provider: config.provider.name, url: config.provider.url),
-            config.refresh.interval < minimum
-        else { return config }
+    public static func clampInterval(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         var clamped = config
-        clamped.refresh.interval = minimum
-        logger.warning(
-            "refresh.interval raised to the provider's fair-use minimum",
-            metadata: [
-                "configured": "\(PrometheusDuration.format(config.refresh.interval))",
-                "used": "\(PrometheusDuration.format(minimum))",
-                "provider": "\(config.provider.name.rawValue)",
-            ])
-        return clamped
+        if let minimum = minimumInterval(provider: config.provider.name, url: config.provider.url),
+            config.refresh.interval < minimum
+        {
+            clamped.refresh.interval = minimum
+            logger.warning(
+                "refresh.interval raised to the provider's fair-use minimum",
+                metadata: [
+                    "configured": "\(PrometheusDuration.format(config.refresh.interval))",
+                    "used": "\(PrometheusDuration.format(minimum))",
+                    "provider": "\(config.provider.name.rawValue)",
+                ])
+        }
+        return try fitQuota(clamped, file: file, logger: logger)
+    }
+
+    /// Applies `refresh.over_quota` when the plan does not fit the quota in force.
+    public static func fitQuota(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
+        let plan = RefreshPlan(config)
+        guard let needed = plan.shortestFittingInterval(), config.refresh.interval < needed else { return config }
+        switch config.refresh.overQuota {
+        case .refuse:
+            throw ConfigError(
+                file: file, field: "refresh.interval",
+                reason: "\(plan.summary) (refresh.over_quota: refuse; raise the interval, or see docs/providers.md)")
+        case .warn:
+            logger.warning(
+                "the refresh schedule exceeds the provider's quota (refresh.over_quota: warn)",
+                metadata: ["plan": "\(plan.summary)"])
+            return config
+        case .stretch:
+            var stretched = config
+            stretched.refresh.interval = needed
+            logger.warning(
+                "refresh.interval raised to fit the provider's quota (refresh.over_quota: stretch)",
+                metadata: [
+                    "configured": "\(PrometheusDuration.format(config.refresh.interval))",
+                    "used": "\(PrometheusDuration.format(needed))",
+                    "plan": "\(plan.summary)",
+                ])
+            return stretched
+        }
     }
 }

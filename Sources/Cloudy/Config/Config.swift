@@ -10,6 +10,9 @@ public struct Config: Sendable, Equatable {
     public var places: [Place]
     /// The replica's share of `places` (`shard:`; `--shard` overrides it).
     public var shard: Shard = .all
+    /// `provider.quota`: the quota stated in the config, if any, and whether shards share it.
+    /// Kept apart from `provider` so that changing it on reload keeps the provider's caches.
+    public var quota = QuotaSettings()
 
     public init(
         provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
@@ -69,11 +72,40 @@ public struct RefreshSettings: Sendable, Equatable {
     public var timeout: Double
     /// Seconds without a success after which a place's weather series disappear.
     public var staleAfter: Double
+    /// What to do when the schedule does not fit the quota in force (`refresh.over_quota`).
+    public var overQuota: OverQuota
 
-    public init(interval: Double = 600, timeout: Double = 10, staleAfter: Double = 1800) {
+    public init(
+        interval: Double = 600, timeout: Double = 10, staleAfter: Double = 1800, overQuota: OverQuota = .stretch
+    ) {
         self.interval = interval
         self.timeout = timeout
         self.staleAfter = staleAfter
+        self.overQuota = overQuota
+    }
+}
+
+/// `refresh.over_quota`: when the planned calls do not fit a window of the quota in force.
+public enum OverQuota: String, Sendable, CaseIterable {
+    /// Raise the interval to the shortest one that fits every window with a 10 % margin (logged).
+    case stretch
+    /// Keep the interval and log a warning at start and on every reload.
+    case warn
+    /// A config error: the exporter does not start, a reload is refused.
+    case refuse
+}
+
+/// `provider.quota`: `stated` is nil when the config states none (the provider's free-tier
+/// default applies, see `Quota.freeTier`), `Quota.unlimited` for `quota: unlimited`.
+public struct QuotaSettings: Sendable, Equatable {
+    public var stated: Quota?
+    /// `per_shard: true`: every shard has a quota of its own (its own egress address or key);
+    /// by default the shards of one deployment share one and each plans for 1/COUNT of it.
+    public var perShard: Bool
+
+    public init(stated: Quota? = nil, perShard: Bool = false) {
+        self.stated = stated
+        self.perShard = perShard
     }
 }
 

@@ -34,7 +34,7 @@ public enum ConfigLoader {
 
         var config = Config(places: [])
         if let provider = try document.mapping("provider") {
-            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call"])
+            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call", "quota"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
             let keyFile = try provider.string("api_key_file")
             config.provider = ProviderSettings(
@@ -50,6 +50,7 @@ public enum ConfigLoader {
                 }
                 config.provider.oneCall = oneCall
             }
+            config.quota = try quotaSettings(provider)
         }
         if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty
         {
@@ -61,10 +62,11 @@ public enum ConfigLoader {
             if let url = try geocoding.url("url") { config.geocodingURL = url }
         }
         if let refresh = try document.mapping("refresh") {
-            try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after"])
+            try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after", "over_quota"])
             if let interval = try refresh.duration("interval", atLeast: 1) { config.refresh.interval = interval }
             if let timeout = try refresh.duration("timeout", atLeast: 0.001) { config.refresh.timeout = timeout }
             if let stale = try refresh.duration("stale_after", atLeast: 1) { config.refresh.staleAfter = stale }
+            if let overQuota = try refresh.oneOf("over_quota", OverQuota.self) { config.refresh.overQuota = overQuota }
         }
         if let units = try document.mapping("units") {
             config.units = try unitSettings(units, base: UnitSettings(), allowTime: true)
@@ -106,6 +108,29 @@ public enum ConfigLoader {
         default:
             break
         }
+    }
+
+    /// `provider.quota`: `unlimited`, or a mapping of `per_minute`, `per_hour`, `per_day`,
+    /// `per_month` (calls as the provider counts them; the windows given replace the provider's
+    /// default, the others have no limit) and `per_shard`.
+    private static func quotaSettings(_ provider: YAMLMapping) throws(ConfigError) -> QuotaSettings {
+        guard provider.has("quota") else { return QuotaSettings() }
+        if !provider.holdsMapping("quota") {
+            guard let text = try provider.string("quota") else { return QuotaSettings() }
+            guard text == "unlimited" else {
+                throw provider.error(
+                    "quota", "must be unlimited or a mapping of per_minute, per_hour, per_day, per_month, per_shard")
+            }
+            return QuotaSettings(stated: .unlimited)
+        }
+        guard let quota = try provider.mapping("quota") else { return QuotaSettings() }
+        try quota.rejectUnknownKeys(QuotaWindow.allCases.map(\.configKey) + ["per_shard"])
+        var limits: [QuotaWindow: Double] = [:]
+        for window in QuotaWindow.allCases {
+            if let limit = try quota.double(window.configKey, in: 1...1e12) { limits[window] = limit }
+        }
+        return QuotaSettings(
+            stated: limits.isEmpty ? nil : Quota(limits: limits), perShard: try quota.bool("per_shard") ?? false)
     }
 
     /// Reads a key file: its first line, trimmed. The message names the file, never the key.

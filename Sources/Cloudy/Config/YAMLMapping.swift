@@ -36,6 +36,12 @@ struct YAMLMapping {
 
     func has(_ key: String) -> Bool { pairs.contains { $0.key == key } }
 
+    /// Whether `key`'s value is a mapping (for keys that take a word or a mapping).
+    func holdsMapping(_ key: String) -> Bool {
+        guard case .mapping? = pairs.first(where: { $0.key == key })?.value else { return false }
+        return true
+    }
+
     func rejectUnknownKeys(_ allowed: [String]) throws(ConfigError) {
         for pair in pairs where !allowed.contains(pair.key) {
             throw ConfigError(

@@ -87,14 +87,19 @@ public final class OpenMeteoProvider: WeatherProvider {
         if forecast.days > 0 {
             query.append("daily=" + Self.dailyVariables.joined(separator: ","))
         }
-        // Enough days to hold the hourly steps too (the API cuts hourly data at the last day).
-        let daysForHours = forecast.hours > 0 ? (forecast.hours + 1 + 23) / 24 + 1 : 1
-        query.append("forecast_days=\(min(16, max(forecast.days, daysForHours)))")
+        query.append("forecast_days=\(Self.forecastDays(for: forecast))")
         let zones = places.map { $0.timezone ?? "auto" }
         query.append("timezone=" + (Set(zones) == ["auto"] ? "auto" : zones.joined(separator: ",")))
         query.append("timeformat=unixtime")
         if let apiKey { query.append("apikey=" + apiKey.reveal) }
         return endpoint.baseURL + "/v1/forecast?" + query.joined(separator: "&")
+    }
+
+    /// `forecast_days`: enough days to hold the hourly steps too (the API cuts hourly data at the
+    /// last day). Open-Meteo weighs a request by it (`CallCost.openMeteo`).
+    static func forecastDays(for forecast: ForecastSettings) -> Int {
+        let daysForHours = forecast.hours > 0 ? (forecast.hours + 1 + 23) / 24 + 1 : 1
+        return min(16, max(forecast.days, daysForHours))
     }
 
     private enum BatchAnswer {
@@ -108,7 +113,9 @@ public final class OpenMeteoProvider: WeatherProvider {
         request.followRedirects = apiKey == nil
         logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
         let failure: WeatherFetchError
-        switch endpoint.client.fetch(request) {
+        let outcome = endpoint.client.fetch(request)
+        endpoint.recordCalls(Double(places.count) * CallCost.openMeteo(forecast), for: outcome)
+        switch outcome {
         case .success(let response) where response.status == 200:
             return .answered(response)
         case .failure(let error):

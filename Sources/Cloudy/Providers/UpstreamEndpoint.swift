@@ -35,8 +35,15 @@ struct UpstreamEndpoint: Sendable {
         HTTPRequest(url: url, headers: [("Accept", "application/json")] + headers, timeout: upstream.timeout)
     }
 
-    /// One exchange, counted with its HTTP status or, when there was no answer, its error kind.
+    /// One exchange, counted with its HTTP status or, when there was no answer, its error kind,
+    /// and as one call against the provider's quota when it may have reached the provider.
     func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, WeatherFetchError> {
-        client.fetch(request, countedAs: provider.rawValue, by: recorder)
+        client.fetch(request, countedAs: provider.rawValue, by: recorder, calls: 1)
+    }
+
+    /// Counts `calls` against the provider's quota unless the exchange never reached it.
+    func recordCalls(_ calls: Double, for outcome: Result<HTTPResponse, HTTPClientError>) {
+        if case .failure(let error) = outcome, !error.kind.mayHaveReachedProvider { return }
+        recorder.recordCalls(provider: provider.rawValue, calls: calls)
     }
 }

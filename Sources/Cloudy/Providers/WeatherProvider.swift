@@ -69,6 +69,9 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
 public protocol UpstreamRecording: Sendable {
     /// `provider` is a provider's name, or `geocoding` for city look-ups.
     func recordUpstream(provider: String, code: String)
+    /// Adds `calls` to what `provider` counts against its quota
+    /// (`cloudy_exporter_upstream_calls_total`).
+    func recordCalls(provider: String, calls: Double)
 }
 
 extension UpstreamRecording {
@@ -80,15 +83,19 @@ extension UpstreamRecording {
 extension CurlHTTPClient {
     /// One upstream exchange, counted by `recorder` under `provider` with its HTTP status or,
     /// when there was no answer, its error kind; the failure message starts with `provider`.
-    func fetch(_ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording) -> Result<
-        HTTPResponse, WeatherFetchError
-    > {
+    /// `calls` (nil: none) are counted against the provider's quota when the request may have
+    /// reached it.
+    func fetch(
+        _ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording, calls: Double? = nil
+    ) -> Result<HTTPResponse, WeatherFetchError> {
         switch fetch(request) {
         case .failure(let error):
             recorder.recordUpstream(provider: provider, code: error.kind.rawValue)
+            if let calls, error.kind.mayHaveReachedProvider { recorder.recordCalls(provider: provider, calls: calls) }
             return .failure(.unanswered(provider, error))
         case .success(let response):
             recorder.recordUpstream(provider: provider, code: String(response.status))
+            if let calls { recorder.recordCalls(provider: provider, calls: calls) }
             return .success(response)
         }
     }

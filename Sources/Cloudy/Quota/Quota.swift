@@ -11,6 +11,9 @@ public enum QuotaWindow: String, Sendable, CaseIterable {
         case .month: return 30 * 86_400
         }
     }
+
+    /// Its key under `provider.quota` in cloudy.yml.
+    public var configKey: String { "per_\(rawValue)" }
 }
 
 /// How many calls a provider allows per window, as it counts them; a window without a limit is
@@ -23,6 +26,36 @@ public struct Quota: Sendable, Equatable {
     }
 
     public static let unlimited = Quota()
+
+    public var isUnlimited: Bool { limits.isEmpty }
+
+    /// The share of this quota each of `count` processes that share it may spend.
+    public func divided(by count: Int) -> Quota {
+        Quota(limits: limits.mapValues { $0 / Double(max(1, count)) })
+    }
+
+    /// The published free tier of a provider's public host, or `unlimited` for a commercial
+    /// key (Open-Meteo's `customer-` hosts, or any key on its free host, which is redirected
+    /// there), a self-hosted URL and MET Norway (no quota; its 20 requests a second are kept by
+    /// the provider). OpenWeatherMap cannot tell a free key from a paid one: its public host
+    /// gets the free plan, and a paid plan states its own `provider.quota`.
+    public static func freeTier(_ provider: ProviderSettings) -> Quota {
+        let url = provider.url.lowercased()
+        func isHost(_ host: String) -> Bool {
+            url == "https://\(host)" || url == "http://\(host)" || url.hasPrefix("https://\(host)/")
+                || url.hasPrefix("http://\(host)/")
+        }
+        switch provider.name {
+        case .openMeteo where isHost("api.open-meteo.com") && provider.apiKey == nil:
+            return Quota(limits: [.minute: 600, .hour: 5_000, .day: 10_000, .month: 300_000])
+        case .openWeatherMap where isHost("api.openweathermap.org"):
+            // One Call 3.0's "One Call by Call" subscription: 1,000 calls a day free.
+            return provider.oneCall
+                ? Quota(limits: [.day: 1_000]) : Quota(limits: [.minute: 60, .month: 1_000_000])
+        default:
+            return .unlimited
+        }
+    }
 }
 
 /// What this process may spend on its provider: the quota it plans for (its own share when
@@ -36,9 +69,18 @@ public struct CallBudget: Sendable, Equatable {
         self.callsPerPlace = callsPerPlace
     }
 
-    /// The budget `config` puts this process under.
-    // TODO(issue 16, plan): the cost formula and the quota in force; until then, no quota.
+    /// The budget `config` puts this process under: the quota it states (`provider.quota`) or
+    /// else the provider's free tier, divided by the shard count unless `per_shard: true`, and
+    /// the cost of one place per refresh from what the provider is asked (`CallCost`).
     public static func of(_ config: Config) -> CallBudget {
-        CallBudget(quota: .unlimited, callsPerPlace: 1)
+        let quota = config.quota.stated ?? Quota.freeTier(config.provider)
+        return CallBudget(
+            quota: config.quota.perShard ? quota : quota.divided(by: config.shard.count),
+            callsPerPlace: CallCost.perPlace(config))
+    }
+
+    /// What one refresh of `places` places costs.
+    public func callsPerRefresh(places: Int) -> Double {
+        Double(places) * callsPerPlace
     }
 }

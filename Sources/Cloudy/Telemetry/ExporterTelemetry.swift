@@ -12,6 +12,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         var refreshSum = 0.0
         var reloadSuccessful = true
         var reloadSuccessTimestamp: Double
+        // Issue 16's quota families:
+        var calls: [String: Double] = [:]  // provider → calls as it counts them
+        var plan: RefreshPlan?
     }
 
     private let state: NIOLockedValueBox<State>
@@ -27,6 +30,54 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     public func upstreamCount(provider: ProviderName, code: String) -> Int {
         state.withLockedValue { $0.upstream[provider.rawValue]?[code] ?? 0 }
     }
+
+    // MARK: Calls against the provider's quota
+
+    public func recordCalls(provider: String, calls: Double) {
+        state.withLockedValue { $0.calls[provider, default: 0] += calls }
+    }
+
+    public func callCount(provider: ProviderName) -> Double {
+        state.withLockedValue { $0.calls[provider.rawValue] ?? 0 }
+    }
+
+    /// The plan in force (set at start and on every reload that is accepted).
+    public func recordPlan(_ plan: RefreshPlan) {
+        state.withLockedValue { $0.plan = plan }
+    }
+
+    public static let upstreamCalls = MetricDescriptor(
+        "cloudy_exporter_upstream_calls", .counter,
+        "Calls to the weather API as the provider counts them against its quota (fractional for Open-Meteo).")
+    public static let quotaCalls = MetricDescriptor(
+        "cloudy_exporter_upstream_quota_calls", .gauge,
+        "Calls the quota in force allows per window (this replica's share when shards share one).")
+    public static let plannedCalls = MetricDescriptor(
+        "cloudy_exporter_upstream_planned_calls", .gauge,
+        "Calls the current schedule spends per window, as planned before they are sent.")
+
+    private static func addQuotaSamples(_ state: State, to page: inout MetricFamilies) {
+        var calls = state.calls
+        if let plan = state.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
+        page.declare(upstreamCalls)
+        for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
+            // Rounded to a millionth: the sum of fractional weights carries binary noise (20.299999999999997).
+            page.add(
+                upstreamCalls, labels: [("provider", provider)], value: (calls * 1e6).rounded() / 1e6, suffix: "_total")
+        }
+        guard let plan = state.plan else { return }
+        let provider = plan.provider.rawValue
+        for window in QuotaWindow.allCases {
+            if let limit = plan.budget.quota.limits[window] {
+                page.add(quotaCalls, labels: [("provider", provider), ("window", window.rawValue)], value: limit)
+            }
+            page.add(
+                plannedCalls, labels: [("provider", provider), ("window", window.rawValue)],
+                value: plan.planned(window))
+        }
+    }
+
+    // MARK: Refreshes and reloads
 
     public func recordRefresh(seconds: Double) {
         state.withLockedValue { state in
@@ -94,5 +145,6 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         page.add(
             Self.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
+        Self.addQuotaSamples(state, to: &page)
     }
 }

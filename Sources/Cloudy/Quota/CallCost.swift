@@ -1,0 +1,41 @@
+/// What a refresh costs, as each provider counts it, from what Cloudy actually asks it for.
+public enum CallCost {
+    /// Open-Meteo's weight of one place in one request: `max(1, nVars/10 × max(1, nDays/14))`,
+    /// where `variables` counts the current, hourly and daily variables asked for and `days` the
+    /// days covered (forecast_days + past_days). A request for several places costs the sum.
+    public static func openMeteo(variables: Int, days: Int) -> Double {
+        max(1, Double(variables) / 10 * max(1, Double(days) / 14))
+    }
+
+    /// What one place costs Open-Meteo with `forecast`: the variables and days of
+    /// `OpenMeteoProvider.url(for:)`.
+    public static func openMeteo(_ forecast: ForecastSettings) -> Double {
+        var variables = OpenMeteoProvider.currentVariables.count
+        if forecast.hours > 0 { variables += OpenMeteoProvider.hourlyVariables.count }
+        if forecast.days > 0 { variables += OpenMeteoProvider.dailyVariables.count }
+        return openMeteo(variables: variables, days: OpenMeteoProvider.forecastDays(for: forecast))
+    }
+
+    /// What one place costs per refresh with `config`'s provider: Open-Meteo's weight; one call
+    /// per endpoint for OpenWeatherMap (current weather and forecast with 2.5, one with One Call
+    /// 3.0); one request for MET Norway (an upper bound: it is not asked again before `Expires`).
+    public static func perPlace(_ config: Config) -> Double {
+        switch config.provider.name {
+        case .openMeteo: return openMeteo(config.forecast)
+        case .openWeatherMap: return config.provider.oneCall ? 1 : 2
+        case .metNorway: return 1
+        }
+    }
+}
+
+extension HTTPClientError.Kind {
+    /// Whether a request that failed this way may have reached the provider, which then counts
+    /// it: not when the name did not resolve, the connection or TLS handshake failed, or the URL
+    /// was never sent. Anything later (a timeout, a cut-off answer) is counted, to be safe.
+    var mayHaveReachedProvider: Bool {
+        switch self {
+        case .connect, .tls, .invalidRequest: return false
+        default: return true
+        }
+    }
+}

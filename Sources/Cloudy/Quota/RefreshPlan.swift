@@ -1,0 +1,119 @@
+/// What a config's schedule spends against the quota in force, worked out before anything is
+/// sent: the calls of one refresh (`CallBudget`), the calls each window gets at an interval, and
+/// the shortest interval that keeps every window within `margin` of its limit.
+///
+/// Counting a window: Open-Meteo resets its counters on the minute, the hour and UTC midnight,
+/// so a window of length W sees at most ⌈W / interval⌉ refreshes. The start-up's network retries
+/// add none: an attempt that failed on DNS, connect or TLS never reached the provider and costs
+/// nothing, and the schedule restarts one interval after the attempt that gets through. A
+/// refresh that costs more than a window allows is paced across windows (the Refresher spreads
+/// its requests), so that window gets at most its allowance.
+public struct RefreshPlan: Sendable, Equatable {
+    /// The share of each limit a plan may use: 10 % stays free for what the plan cannot see
+    /// (another client behind the same address, a restart).
+    public static let margin = 0.9
+
+    public var provider: ProviderName
+    public var places: Int
+    public var budget: CallBudget
+    /// The interval the plan is for (seconds).
+    public var interval: Double
+    /// Whether the quota was stated in the config (`provider.quota`) or is the free tier's.
+    public var quotaIsStated: Bool
+    /// The shard count the quota is divided by (1 when not sharded or `per_shard: true`).
+    public var shareOf: Int
+
+    public init(_ config: Config) {
+        provider = config.provider.name
+        places = config.places.count
+        budget = CallBudget.of(config)
+        interval = config.refresh.interval
+        quotaIsStated = config.quota.stated != nil
+        shareOf = config.quota.perShard ? 1 : config.shard.count
+    }
+
+    public var callsPerRefresh: Double { budget.callsPerRefresh(places: places) }
+
+    /// Calls `window` gets at `interval` (default: the plan's).
+    public func planned(_ window: QuotaWindow, interval: Double? = nil) -> Double {
+        let interval = interval ?? self.interval
+        let cost = callsPerRefresh
+        guard cost > 0, interval > 0 else { return 0 }
+        if let limit = budget.quota.limits[window], cost > Self.margin * limit {
+            // Paced: the window gets its allowance while a refresh runs, less when they are far apart.
+            return min(cost * window.seconds / interval, Self.margin * limit)
+        }
+        // A whisker below the ceiling, so that 86,400 / 600 counts 144 refreshes, not 145; the
+        // product to a millionth, so the page shows 1670.4 rather than 1670.3999999999999.
+        let calls = cost * (window.seconds / interval - 1e-9).rounded(.up)
+        return (calls * 1e6).rounded() / 1e6
+    }
+
+    /// The shortest interval (whole seconds) at which `window` stays within `share` of its
+    /// limit, or nil when it has none.
+    public func shortestInterval(for window: QuotaWindow, share: Double = margin) -> Double? {
+        guard let limit = budget.quota.limits[window], callsPerRefresh > 0 else { return nil }
+        let allowance = share * limit
+        let refreshes = (allowance / callsPerRefresh).rounded(.down)
+        // ⌈W / I⌉ ≤ n exactly when I ≥ W / n; with no whole refresh in the allowance, paced.
+        let seconds = refreshes >= 1 ? window.seconds / refreshes : window.seconds * callsPerRefresh / allowance
+        return (seconds - 1e-6).rounded(.up)
+    }
+
+    /// The shortest interval that keeps every window within `share` of its limit (by default the
+    /// margin `stretch` keeps), or nil when nothing limits it.
+    public func shortestFittingInterval(share: Double = margin) -> Double? {
+        QuotaWindow.allCases.compactMap { shortestInterval(for: $0, share: share) }.max()
+    }
+
+    /// Whether the plan's interval keeps every window within `margin` of its limit.
+    public var fits: Bool {
+        shortestFittingInterval().map { interval >= $0 } ?? true
+    }
+
+    /// The window that decides the interval (the one needing the longest), else the most used one.
+    var tightestWindow: QuotaWindow? {
+        let limited = QuotaWindow.allCases.filter { budget.quota.limits[$0] != nil }
+        if !fits {
+            return limited.max { (shortestInterval(for: $0) ?? 0) < (shortestInterval(for: $1) ?? 0) }
+        }
+        return limited.max { planned($0) / budget.quota.limits[$0]! < planned($1) / budget.quota.limits[$1]! }
+    }
+
+    /// One line, e.g. `100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the
+    /// free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)`.
+    public var summary: String {
+        let window = tightestWindow ?? .day
+        var line =
+            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue): "
+            + "\(Self.number(callsPerRefresh)) calls per refresh, "
+            + "\(Self.number(planned(window))) a \(window.rawValue) at \(PrometheusDuration.format(interval))"
+        guard let limit = budget.quota.limits[window] else { return line + "; no quota" }
+        let source = quotaIsStated ? "provider.quota" : "the free quota"
+        let whose = shareOf > 1 ? "this shard's 1/\(shareOf) share of \(source)" : source
+        line += "; \(whose) allows \(Self.number(limit)) a \(window.rawValue)"
+        let used = Int((planned(window) / limit * 100).rounded())
+        guard let kept = shortestFittingInterval(), interval < kept else { return line + ": fits (\(used) % of it)" }
+        let keeping = "\(PrometheusDuration.format(kept)) keeps a \(Int(((1 - Self.margin) * 100).rounded())) % margin"
+        if let needed = shortestFittingInterval(share: 1), interval < needed {
+            return line + ": needs \(PrometheusDuration.format(needed)) or more (\(keeping))"
+        }
+        return line + ": \(used) % of it; \(keeping)"
+    }
+
+    /// A count as people write it: thousands separated by commas, at most two decimals.
+    static func number(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        var whole = String(hundredths / 100)
+        var grouped = ""
+        while whole.count > 3 {
+            grouped = "," + whole.suffix(3) + grouped
+            whole.removeLast(3)
+        }
+        grouped = whole + grouped
+        let fraction = hundredths % 100
+        guard fraction != 0 else { return grouped }
+        let digits = fraction % 10 == 0 ? String(fraction / 10) : String(fraction).leftPadded(to: 2)
+        return grouped + "." + digits
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// Issue 16's plan with the real `cloudy_exporter`: the calls counted on `/metrics` after a few
+/// refreshes against the fake Open-Meteo equal the documented formula summed over the requests
+/// the fake received; `--config.check` prints the plan; `refresh.over_quota: refuse` stops a
+/// start and refuses a reload; `stretch` raises the interval in use on reload.
+final class QuotaEndToEndTests: FakeWeatherTestCase {
+    func config(interval: String = "1s", refresh: String = "", provider: String = "") -> String {
+        """
+        provider:
+          url: \(fake.baseURL)
+        \(provider)
+        refresh:
+          interval: \(interval)
+          timeout: 2s
+        \(refresh)
+        locations:
+          - name: Berlin
+            latitude: 52.52
+            longitude: 13.41
+          - name: London
+            latitude: 51.5085
+            longitude: -0.1257
+          - name: New York
+            latitude: 40.7143
+            longitude: -74.006
+        """
+    }
+
+    /// Open-Meteo's weight of every forecast request the fake answered, from its query alone:
+    /// places × max(1, nVars/10 × max(1, nDays/14)).
+    func documentedCallsOfTheRequestsSent() throws -> Double {
+        try fake.requests().filter { ($0["path"] as? String) == "/v1/forecast" }.reduce(0) { sum, request in
+            let query = request["query"] as? [String: String] ?? [:]
+            let places = Double(query["latitude"]?.split(separator: ",").count ?? 0)
+            let variables = ["current", "hourly", "daily"].reduce(0) {
+                $0 + (query[$1]?.split(separator: ",").count ?? 0)
+            }
+            let days = Double(query["forecast_days"] ?? "7") ?? 7
+            return sum + places * max(1, Double(variables) / 10 * max(1, days / 14))
+        }
+    }
+
+    func testCallsOnThePageEqualTheFormulaSummedOverTheRequestsSent() throws {
+        let exporter = try ExporterProcess(config: config())
+        try exporter.waitFor("/readyz")
+        _ = try exporter.metrics { ($0["cloudy_exporter_refresh_duration_seconds_count"] ?? 0) >= 3 }
+        let calls = "cloudy_exporter_upstream_calls_total{provider=\"open-meteo\"}"
+        var expected = 0.0
+        let metrics = try exporter.metrics { page in
+            expected = (try? documentedCallsOfTheRequestsSent()) ?? -1
+            return abs((page[calls] ?? 0) - expected) < 1e-5
+        }
+        XCTAssertGreaterThanOrEqual(expected, 3 * 8.7 - 1e-9, "three refreshes of three places at 2.9 calls each")
+        assertClose(metrics[calls], expected)
+        // A self-hosted URL has no quota: the plan is shown (60 refreshes a minute), no quota series.
+        assertClose(
+            metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"minute\"}"], 60 * 8.7)
+        XCTAssertNil(metrics["cloudy_exporter_upstream_quota_calls{provider=\"open-meteo\",window=\"day\"}"])
+        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 1)
+    }
+
+    /// OpenWeatherMap's 2.5 endpoints: two calls per place, one per request the fake received.
+    func testOpenWeatherMapCallsAreItsRequests() throws {
+        let yaml = config().replacingOccurrences(of: "provider:\n", with: "provider:\n  name: openweathermap\n")
+        let exporter = try ExporterProcess(config: yaml, environment: ["CLOUDY_API_KEY": "test-owm-key"])
+        try exporter.waitFor("/readyz")
+        let metrics = try exporter.metrics()
+        let sent = try fake.requests().filter { ($0["path"] as? String)?.hasPrefix("/data/2.5/") ?? false }.count
+        XCTAssertEqual(sent, 6, "current weather and forecast for three places")
+        assertClose(metrics["cloudy_exporter_upstream_calls_total{provider=\"openweathermap\"}"], Double(sent))
+        assertClose(
+            metrics["cloudy_exporter_upstream_planned_calls{provider=\"openweathermap\",window=\"hour\"}"], 6 * 6)
+    }
+
+    /// A request that never reached the provider (connection refused) is not a call it counts.
+    func testRequestsThatNeverReachedTheProviderAreNotCounted() throws {
+        let closed = try ExporterProcess.freePort()
+        let exporter = try ExporterProcess(
+            config: config().replacingOccurrences(of: fake.baseURL, with: "http://127.0.0.1:\(closed)"))
+        try exporter.waitFor("/healthz")
+        let metrics = try exporter.metrics {
+            ($0["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0) >= 2
+        }
+        assertClose(metrics["cloudy_exporter_upstream_calls_total{provider=\"open-meteo\"}"], 0)
+    }
+
+    func testConfigCheckPrintsThePlan() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-plan-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cloudy.yml").path
+        let places = (0..<100).map { "  - name: P\($0)\n    latitude: \(Double($0) / 2)\n    longitude: \($0)" }
+        let yaml = "refresh:\n  interval: 10m\nlocations:\n" + places.joined(separator: "\n") + "\n"
+        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+
+        var check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertEqual(
+            check.stdout,
+            """
+            \(file): OK (100 places, provider open-meteo)
+            100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the free quota allows 10,000 a day: \
+            needs 42m22s or more (46m28s keeps a 10 % margin)
+            refresh.over_quota: stretch: refreshes every 46m28s
+
+            """)
+
+        check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file, "--shard=0/4"])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        let owned = (0..<100).filter { Shard(index: 0, count: 4).owns("P\($0)") }.count
+        XCTAssertTrue(
+            check.stdout.contains("\(owned) places, open-meteo: \(RefreshPlan.number(Double(owned) * 2.9)) calls"),
+            check.stdout)
+        XCTAssertTrue(
+            check.stdout.contains("this shard's 1/4 share of the free quota allows 2,500 a day"), check.stdout)
+
+        try yaml.replacingOccurrences(of: "interval: 10m", with: "interval: 10m\n  over_quota: warn")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(
+            check.stdout.hasSuffix("refresh.over_quota: warn: keeps 10m and exceeds the quota\n"), check.stdout)
+
+        try yaml.replacingOccurrences(of: "interval: 10m", with: "interval: 10m\n  over_quota: refuse")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(check.status, 1)
+        XCTAssertEqual(check.stdout, "")
+        XCTAssertTrue(
+            check.stderr.hasPrefix("\(file): refresh.interval: 100 places, open-meteo: 290 calls"), check.stderr)
+        XCTAssertTrue(
+            check.stderr.contains("needs 42m22s or more (46m28s keeps a 10 % margin) (refresh.over_quota: refuse"),
+            check.stderr)
+    }
+
+    /// 3 places cost 8.7 calls; 100 a day leave 90 (90 %): ten refreshes a day.
+    let smallQuota = "  quota: {per_day: 100}"
+
+    func testRefuseStopsTheStartAndARefusedReloadKeepsTheOldConfig() throws {
+        let refusing = config(interval: "1h", refresh: "  over_quota: refuse", provider: smallQuota)
+        let failed = try ExporterProcess(config: refusing)
+        failed.process.waitUntilExit()
+        XCTAssertEqual(failed.process.terminationStatus, 1)
+        XCTAssertTrue(failed.log.contains("refresh.interval: 3 places, open-meteo: 8.7 calls per refresh"), failed.log)
+        XCTAssertFalse(failed.log.contains("listening"), "nothing started")
+
+        let exporter = try ExporterProcess(config: config(interval: "1h"))
+        try exporter.waitFor("/readyz")
+        try refusing.write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        let refused = try exporter.post("/-/reload")
+        XCTAssertEqual(refused.status, 500)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("needs 2h10m55s or more"))
+        var metrics = try exporter.metrics()
+        assertClose(metrics["cloudy_exporter_config_last_reload_successful"], 0)
+        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 3600, "the old config keeps running")
+
+        // The same quota with the default, stretch: 90 calls a day hold 10 refreshes, every 86,400 / 10 s.
+        try config(interval: "1h", provider: smallQuota).write(
+            to: exporter.configFile, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try exporter.post("/-/reload").status, 200)
+        metrics = try exporter.metrics()
+        assertClose(metrics["cloudy_exporter_refresh_interval_seconds"], 8_640)
+        assertClose(metrics["cloudy_exporter_upstream_quota_calls{provider=\"open-meteo\",window=\"day\"}"], 100)
+        assertClose(metrics["cloudy_exporter_upstream_planned_calls{provider=\"open-meteo\",window=\"day\"}"], 8.7 * 10)
+        XCTAssertTrue(exporter.log.contains("refresh.interval raised to fit the provider's quota"), exporter.log)
+
+        // Stretched at start too, and said so in the log.
+        let stretched = try ExporterProcess(config: config(interval: "1h", provider: smallQuota))
+        try stretched.waitFor("/healthz")
+        assertClose(try stretched.metrics()["cloudy_exporter_refresh_interval_seconds"], 8_640)
+        XCTAssertTrue(stretched.log.contains("refresh.interval raised to fit the provider's quota"), stretched.log)
+    }
+}
