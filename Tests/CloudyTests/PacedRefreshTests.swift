@@ -31,20 +31,21 @@ final class PacedRefreshTests: XCTestCase {
         rig.start(rig.config(places: 25, interval: 600), budget: budget)
         let start = rig.clock.now()
         rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.map(\.places), [10])
-        XCTAssertEqual(rig.placesWithWeather, 10, "the first batch is on the page")
+        // 90 % of the limit (`RefreshPlan.margin`, as the plan counts a paced window): 9 places.
+        XCTAssertEqual(rig.asked.map(\.places), [9])
+        XCTAssertEqual(rig.placesWithWeather, 9, "the first batch is on the page")
         let page = String(buffer: rig.store.rendered.metrics.prometheus)
         XCTAssertTrue(
-            page.contains("weather_up{location=\"Place 9\"} 1"),
+            page.contains("weather_up{location=\"Place 8\"} 1"),
             page.split(separator: "\n").filter { $0.hasPrefix("weather_up") }.joined(separator: "\n"))
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 61, accuracy: 1e-6, "a minute after, and a second")
         rig.clock.advance(by: 61)
-        XCTAssertEqual(rig.asked.map(\.places), [10, 10])
-        XCTAssertEqual(rig.placesWithWeather, 20)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.placesWithWeather, 18)
         let durationCount = "cloudy_exporter_refresh_duration_seconds_count 1"
         XCTAssertFalse(String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount))
         rig.clock.advance(by: 61)
-        XCTAssertEqual(rig.asked.map(\.places), [10, 10, 5])
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 7])
         XCTAssertTrue(
             String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount),
             "one refresh on the page once its last batch is in")
@@ -54,7 +55,7 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.log.entries(containing: "refresh paced").count, 1)
         XCTAssertEqual(
             try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from its start")
-        assertNoWindowExceeded(60, limit: 10, callsPerPlace: 1)
+        assertNoWindowExceeded(60, limit: 9, callsPerPlace: 1)
     }
 
     func testPacingCountsWhatEarlierRefreshesSpentInEveryWindow() throws {
@@ -62,15 +63,16 @@ final class PacedRefreshTests: XCTestCase {
         let budget = CallBudget(quota: Quota(limits: [.minute: 30, .hour: 70]), callsPerPlace: 2.9)
         rig.start(rig.config(places: 15, interval: 60), budget: budget)
         rig.clock.advance(by: 2 * 3600)
-        // 10 places (29 calls) fit a minute; 24 places (69.6 calls) an hour.
-        XCTAssertEqual(Array(rig.asked.map(\.places).prefix(4)), [10, 5, 5, 4])
-        XCTAssertEqual(rig.asked.map(\.places).reduce(0, +), 2 * 24, "24 places (69.6 calls) an hour, for two hours")
-        // The hour's room comes back when the first batch leaves it: the refresh waiting then
-        // and the next one share the minute (6 + 4 places).
-        XCTAssertEqual(rig.asked.filter { $0.time - rig.asked[0].time == 3601 }.map(\.places), [6, 4])
-        assertNoWindowExceeded(60, limit: 30, callsPerPlace: 2.9)
-        assertNoWindowExceeded(3600, limit: 70, callsPerPlace: 2.9)
-        XCTAssertLessThanOrEqual(rig.refresher.callsSpent(inLast: 3600), 70)
+        // Within 90 %: 9 places (26.1 calls) fit a minute's 27; 21 places (60.9 calls) an hour's 63.
+        // The first refresh: 9, then 6 a minute later; the second, due then, gets the minute's
+        // other 3 and, a minute later, the hour's last 3.
+        XCTAssertEqual(Array(rig.asked.map(\.places).prefix(4)), [9, 6, 3, 3])
+        XCTAssertEqual(rig.asked.map(\.places).reduce(0, +), 2 * 21, "21 places an hour, for two hours")
+        // The hour's room comes back a second after the first batch leaves it.
+        XCTAssertEqual(rig.asked.filter { $0.time - rig.asked[0].time == 3601 }.map(\.places), [9])
+        assertNoWindowExceeded(60, limit: 27, callsPerPlace: 2.9)
+        assertNoWindowExceeded(3600, limit: 63, callsPerPlace: 2.9)
+        XCTAssertLessThanOrEqual(rig.refresher.callsSpent(inLast: 3600), 63)
     }
 
     func testWithoutAQuotaARefreshIsOneStep() throws {

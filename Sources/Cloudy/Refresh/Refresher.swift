@@ -15,11 +15,11 @@ import Logging
 /// `ExporterClock` (Dispatch and the wall clock in production; a manual clock in tests).
 ///
 /// Within the provider's quota (`CallBudget`): a refresh that costs more than a window allows
-/// is paced, its batches spread by the `CallLedger` so that no window goes over, and the pages
-/// are rendered after each batch. A quota 429 starts a `QuietPeriod`: nothing goes to the
-/// provider until it lifts, then the refresh asks the places still waiting. A first refresh
-/// that fails because the network is not there yet is retried after 2 s, 4 s, 8 s, … up to the
-/// interval, for the places that never had weather.
+/// is paced, its batches spread by the `CallLedger` so that no window goes over 90 % of its
+/// limit (`RefreshPlan.margin`), and the pages are rendered after each batch. A quota 429
+/// starts a `QuietPeriod`: nothing goes to the provider until it lifts, then the refresh asks
+/// the places still waiting. A first refresh that fails because the network is not there yet
+/// is retried after 2 s, 4 s, 8 s, … up to the interval, for the places that never had weather.
 public final class Refresher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "cloudy.refresh")
     private let store: WeatherStore
@@ -43,6 +43,9 @@ public final class Refresher: @unchecked Sendable {
     private var provider: WeatherProvider
     private(set) var backoff: Backoff
     private var budget: CallBudget
+    /// What pacing keeps each window within: `RefreshPlan.margin` of its limit, as the plan
+    /// counts a paced window (the rest stays free for what the plan cannot see).
+    private var pacingQuota: Quota
     /// What this process spent on the provider recently.
     private(set) var ledger = CallLedger()
     /// The refresh under way while it waits between paced batches or for a quiet period.
@@ -79,6 +82,7 @@ public final class Refresher: @unchecked Sendable {
         provider = ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
         backoff = Backoff(interval: config.refresh.interval)
         budget = callBudget(config)
+        pacingQuota = Self.pacingQuota(budget)
     }
 
     public func start() {
@@ -125,6 +129,7 @@ public final class Refresher: @unchecked Sendable {
                 self.ledger = CallLedger()
             }
             self.budget = self.callBudget(config)
+            self.pacingQuota = Self.pacingQuota(self.budget)
             self.loggedBadRequests = []
             self.backoff.interval = config.refresh.interval
             self.geocoder.baseURL = config.geocodingURL
@@ -257,7 +262,7 @@ public final class Refresher: @unchecked Sendable {
             armStaleTimer()
             return finish(run)
         }
-        let affordable = ledger.affordablePlaces(callsPerPlace: budget.callsPerPlace, quota: budget.quota, at: now)
+        let affordable = ledger.affordablePlaces(callsPerPlace: budget.callsPerPlace, quota: pacingQuota, at: now)
         guard affordable > 0 else {
             if run.hasUnrendered {
                 run.hasUnrendered = false
@@ -331,7 +336,7 @@ public final class Refresher: @unchecked Sendable {
     /// has now); the first wait of a run is logged.
     private func armNextBatch(of run: RefreshRun, now: Double) {
         var run = run
-        let room = ledger.nextRoom(callsPerPlace: budget.callsPerPlace, quota: budget.quota, after: now)
+        let room = ledger.nextRoom(callsPerPlace: budget.callsPerPlace, quota: pacingQuota, after: now)
         let wait = room > now ? room + Self.pacingMargin - now : 0
         if wait > 0, !run.toldPacing {
             run.toldPacing = true
@@ -448,6 +453,10 @@ public final class Refresher: @unchecked Sendable {
                 logger.warning("place refresh failed", metadata: ["location": "\(name)", "reason": "\(error.message)"])
             }
         }
+    }
+
+    private static func pacingQuota(_ budget: CallBudget) -> Quota {
+        Quota(limits: budget.quota.limits.mapValues { $0 * RefreshPlan.margin })
     }
 
     private static func seconds(since start: DispatchTime) -> Double {
