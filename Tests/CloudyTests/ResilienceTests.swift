@@ -63,7 +63,11 @@ final class ResilienceTests: FakeWeatherTestCase {
             ("{\"mode\":\"slow\",\"delay_ms\":100}", everyPlace),
             ("{\"mode\":\"status\",\"status\":500}", everyPlace),
             ("{\"mode\":\"status\",\"status\":503}", everyPlace),
-            ("{\"mode\":\"status\",\"status\":429,\"retry_after\":1}", everyPlace),
+            // A 429 that is not a quota refusal (those hold requests a minute or more: QuietPeriodTests).
+            (
+                "{\"mode\":\"status\",\"status\":429,\"retry_after\":1,"
+                    + "\"body\":{\"error\":true,\"reason\":\"Too many concurrent requests\"}}", everyPlace
+            ),
             ("{\"mode\":\"malformed_json\"}", everyPlace),
             ("{\"mode\":\"truncated\"}", everyPlace),
             ("{\"mode\":\"empty\"}", everyPlace),

@@ -22,7 +22,8 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     var port: Int { channel.localAddress!.port! }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(_ script: @escaping @Sendable (HTTPRequestHead) -> Answer) throws {
+    /// `port` 0 takes a free one; a given port lets a test bring a server back where one was.
+    init(port: Int = 0, _ script: @escaping @Sendable (HTTPRequestHead) -> Answer) throws {
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [accepted] channel in
@@ -32,7 +33,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(Handler(script: script))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).wait()
+            .bind(host: "127.0.0.1", port: port).wait()
     }
 
     private var stopped = false

@@ -58,9 +58,7 @@ public final class OpenMeteoProvider: WeatherProvider {
                 outcomes.withLockedValue { $0[index] = results }
                 // A rate limit covers every request: the rest of this refresh waits too.
                 if case .failure(let error)? = results.first, error.isRateLimit {
-                    let skipped = WeatherFetchError(
-                        "open-meteo: not asked: the provider asked to wait (\(error.message))",
-                        retryAfter: error.retryAfter, isRateLimit: true)
+                    let skipped = error.notAsked("open-meteo: not asked: the provider asked to wait (\(error.message))")
                     outcomes.withLockedValue {
                         for later in batches.indices where later > index {
                             $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
@@ -122,7 +120,7 @@ public final class OpenMeteoProvider: WeatherProvider {
             return .answered(response)
         case .failure(let error):
             endpoint.recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            failure = WeatherFetchError("open-meteo: \(error.message) (\(error.kind.rawValue))")
+            failure = .unanswered("open-meteo", error)
         case .success(let response):
             endpoint.recorder.recordUpstream(provider: name, code: String(response.status))
             failure = httpError(response)
@@ -144,9 +142,9 @@ public final class OpenMeteoProvider: WeatherProvider {
     /// An error message with the API key (if any) blanked out.
     private func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
         guard let apiKey else { return error }
-        return WeatherFetchError(
-            apiKey.scrub(error.message), retryAfter: error.retryAfter,
-            isRateLimit: error.isRateLimit)
+        var scrubbed = error
+        scrubbed.message = apiKey.scrub(error.message)
+        return scrubbed
     }
 
     /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.

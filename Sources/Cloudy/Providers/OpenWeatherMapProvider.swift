@@ -79,8 +79,9 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         var request = endpoint.request(endpoint.baseURL + pathAndQuery + "&appid=" + apiKey.reveal)
         request.followRedirects = false  // the key must not travel to another host
         switch endpoint.fetch(request) {
-        case .failure(let error):
-            return .failure(WeatherFetchError(apiKey.scrub(error.message)))
+        case .failure(var error):
+            error.message = apiKey.scrub(error.message)
+            return .failure(error)
         case .success(let response):
             guard response.status == 200 else { return .failure(httpError(response)) }
             return .success(response.body)

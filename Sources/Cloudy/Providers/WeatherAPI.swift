@@ -35,22 +35,46 @@ enum WeatherAPI {
     /// `: <explanation>` from the body's `field` (at most 200 characters), then ` (<hint>)`.
     /// `Retry-After` is read as of `now`; a status in `rateLimitStatuses` stops the refresh's
     /// other requests to the same provider. `key`, when given, is blanked out of the message.
+    /// A 429 whose explanation is a quota text (`quotaWindow`) has the cause `.quota`, a 400 the
+    /// cause `.badRequest`.
     static func refusal(
         _ response: HTTPResponse, from source: String?, explainedBy field: ErrorBodyField? = nil,
         hint: String? = nil, rateLimitStatuses: Set<Int> = [429], key: Secret? = nil,
         now: Double
     ) -> WeatherFetchError {
         var message = (source.map { $0 + ": " } ?? "") + "HTTP \(response.status)"
-        if let field, let explanation = explanation(in: response.body, field: field) {
-            message += ": " + String(explanation.prefix(200))
-        }
+        let explained = field.flatMap { explanation(in: response.body, field: $0) }
+        if let explained { message += ": " + String(explained.prefix(200)) }
         if let hint { message += " (\(hint))" }
         let retryAfter = response.headers["retry-after"].flatMap {
             RetryAfter.seconds($0, now: Date(timeIntervalSince1970: now))
         }
+        var cause = WeatherFetchError.Cause.other
+        if response.status == 400 {
+            cause = .badRequest
+        } else if response.status == 429, let explained, let window = quotaWindow(explained) {
+            cause = .quota(window)
+        }
         return WeatherFetchError(
             key?.scrub(message) ?? message, retryAfter: retryAfter,
-            isRateLimit: rateLimitStatuses.contains(response.status))
+            isRateLimit: rateLimitStatuses.contains(response.status), cause: cause)
+    }
+
+    /// The providers' quota refusals, as their 429 bodies say them (the shared reference on weather
+    /// APIs, §1.7 and §2.5), with the window each names: Open-Meteo's server has exactly these three
+    /// (a monthly one is on its pricing page but in no answer); OpenWeatherMap's block names none.
+    static let quotaTexts: [(text: String, window: QuotaWindow?)] = [
+        ("minutely api request limit exceeded", .minute),
+        ("hourly api request limit exceeded", .hour),
+        ("daily api request limit exceeded", .day),
+        ("account is temporary blocked", nil),
+    ]
+
+    /// `.some(window)` when `explanation` is a quota refusal (the window nil when it names none),
+    /// nil when it is not one (e.g. Open-Meteo's "Too many concurrent requests").
+    static func quotaWindow(_ explanation: String) -> QuotaWindow?? {
+        let text = explanation.lowercased()
+        return quotaTexts.first { text.contains($0.text) }.map { $0.window }
     }
 
     private struct ReasonBody: Decodable { let reason: String? }

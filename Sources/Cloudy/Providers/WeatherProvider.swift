@@ -18,11 +18,47 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     public var retryAfter: Double?
     /// The provider refused for its rate limit (429): no more requests to it in this refresh.
     public var isRateLimit: Bool
+    /// What kind of failure it was: what the refresh does next depends on it.
+    public var cause: Cause
+    /// False when the place was not asked at all (an earlier refusal in the refresh stopped it).
+    public var wasAsked: Bool
 
-    public init(_ message: String, retryAfter: Double? = nil, isRateLimit: Bool = false) {
+    /// The kinds of failure the refresh treats apart.
+    public enum Cause: Sendable, Equatable {
+        /// A 5xx, a timeout, an answer that does not decode, an unexplained 429, …
+        case other
+        /// The API was never reached: DNS, connect or TLS failed.
+        case network
+        /// The provider refused for its quota: the window its answer named (Open-Meteo's
+        /// minutely, hourly, daily limits), or nil when it named none (OpenWeatherMap's block).
+        case quota(QuotaWindow?)
+        /// HTTP 400: the request itself is wrong, a config problem that asking again won't fix.
+        case badRequest
+    }
+
+    public init(
+        _ message: String, retryAfter: Double? = nil, isRateLimit: Bool = false, cause: Cause = .other,
+        wasAsked: Bool = true
+    ) {
         self.message = message
         self.retryAfter = retryAfter
         self.isRateLimit = isRateLimit
+        self.cause = cause
+        self.wasAsked = wasAsked
+    }
+
+    /// An exchange with `provider` that got no HTTP answer: `<provider>: <why> (<kind>)`.
+    /// DNS, connect and TLS failures are `.network`: nothing reached the API.
+    public static func unanswered(_ provider: String, _ error: HTTPClientError) -> WeatherFetchError {
+        let reachedNoAPI: Set<HTTPClientError.Kind> = [.connect, .tls]
+        return WeatherFetchError(
+            "\(provider): \(error.message) (\(error.kind.rawValue))",
+            cause: reachedNoAPI.contains(error.kind) ? .network : .other)
+    }
+
+    /// The same error for a place the refresh did not ask because of this one.
+    public func notAsked(_ message: String) -> WeatherFetchError {
+        WeatherFetchError(message, retryAfter: retryAfter, isRateLimit: isRateLimit, cause: cause, wasAsked: false)
     }
 
     public var description: String { message }
@@ -56,7 +92,7 @@ extension CurlHTTPClient {
         case .failure(let error):
             recorder.recordUpstream(provider: provider, code: error.kind.rawValue)
             if let calls, error.kind.mayHaveReachedProvider { recorder.recordCalls(provider: provider, calls: calls) }
-            return .failure(WeatherFetchError("\(provider): \(error.message) (\(error.kind.rawValue))"))
+            return .failure(.unanswered(provider, error))
         case .success(let response):
             recorder.recordUpstream(provider: provider, code: String(response.status))
             if let calls { recorder.recordCalls(provider: provider, calls: calls) }

@@ -29,6 +29,12 @@ public struct Backoff: Sendable, Equatable {
         notBefore = now + wait
     }
 
+    /// Holds every request back until `until` (a quiet period the provider's quota asked for)
+    /// without counting a failure: the provider is fine, Cloudy asked too much.
+    public mutating func hold(until: Double) {
+        notBefore = max(notBefore, until)
+    }
+
     /// When the refresh after one that started at `started` should run.
     public func nextRefresh(after started: Double) -> Double {
         max(started + interval, notBefore)

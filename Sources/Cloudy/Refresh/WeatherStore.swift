@@ -9,6 +9,8 @@ public final class WeatherStore: Sendable {
         var statuses: [PlaceStatus]
         var rendered: RenderedPages
         var renderedAt: Double
+        /// Set on every status, and on statuses a reload adds.
+        var quietPeriod: QuietPeriod?
     }
 
     public let telemetry: ExporterTelemetry
@@ -75,8 +77,18 @@ public final class WeatherStore: Sendable {
                     kept.place = place
                     return kept
                 }
-                return PlaceStatus(place: place)
+                var added = PlaceStatus(place: place)
+                added.quietPeriod = state.quietPeriod
+                return added
             }
+        }
+    }
+
+    /// Puts every place under the provider's quiet period, or (nil) lifts it.
+    public func setQuietPeriod(_ quietPeriod: QuietPeriod?) {
+        state.withLockedValue { state in
+            state.quietPeriod = quietPeriod
+            for index in state.statuses.indices { state.statuses[index].quietPeriod = quietPeriod }
         }
     }
 

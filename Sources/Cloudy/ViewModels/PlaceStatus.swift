@@ -12,6 +12,8 @@ public struct PlaceStatus: Sendable, Equatable {
     /// The place as last fetched: for a `city:` place, with the coordinates and zone the
     /// geocoder found; nil while such a place has not been found yet.
     public var location: Place?
+    /// The provider's quota refusal in force, for every place: no request goes out until it lifts.
+    public var quietPeriod: QuietPeriod?
 
     public init(
         place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil,

@@ -43,20 +43,23 @@ public struct StatusViewModel: Sendable {
         name = status.place.name
         link = Self.link(to: status.place.name)
         let fresh = status.freshSnapshot(now: now, staleAfter: staleAfter)
+        // The provider's quiet period, when one is in force, is said once on every card.
+        let quiet = status.quietPeriod
         if status.lastAttempt == nil {
             state = .waiting
-            stateDetail = "waiting for the first refresh"
+            stateDetail = "waiting for the first refresh" + (quiet.map { "; " + $0.description } ?? "")
         } else if status.snapshot != nil, fresh == nil, let lastSuccess = status.lastSuccess {
             state = .stale
             stateDetail =
                 "last good data \(ValueFormat.age(now - lastSuccess)) old"
-                + (status.lastError.map { "; last refresh failed: " + $0 } ?? "")
+                + (status.lastError.map { "; last refresh failed: " + Readiness.withQuietPeriod($0, quiet) }
+                    ?? quiet.map { "; " + $0.description } ?? "")
         } else if status.isUp {
             state = .up
-            stateDetail = nil
+            stateDetail = quiet?.description
         } else {
             state = .down
-            stateDetail = status.lastError ?? "unknown error"
+            stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
         }
         weather = fresh.map { Self.weather(of: $0, units: units) }
     }

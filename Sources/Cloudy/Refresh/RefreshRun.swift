@@ -1,0 +1,54 @@
+/// A refresh under way: its places, what each got so far, and which are still to ask. A refresh
+/// that fits the provider's quota is asked in one step; one that does not is paced, a batch per
+/// step, each step when the `CallLedger` has room; one the provider refuses for its quota waits
+/// for the `QuietPeriod` and then asks the rest.
+struct RefreshRun {
+    /// The places this run refreshes, as configured: every place, or those a fast network retry
+    /// is for.
+    let places: [Place]
+    /// Each place as located (a `city:` place with the coordinates found), or why it is not.
+    let located: [Result<Place, WeatherFetchError>]
+    /// Each place's outcome so far; nil while it is still to ask.
+    var outcomes: [Result<WeatherSnapshot, WeatherFetchError>?]
+    /// Indexes of located places still to ask, in config order.
+    var pending: [Int]
+    /// Clock seconds when the run started, or resumed after a quiet period.
+    var started: Double
+    /// Whether the run covers every configured place.
+    let coversEveryPlace: Bool
+    /// Seconds spent working (locating, fetching, rendering), without the waits between steps.
+    var busySeconds = 0.0
+    /// Whether the log has said that this run is paced.
+    var toldPacing = false
+    /// A quiet period holds the run; the step that resumes it counts as its start.
+    var waitsForQuietPeriod = false
+    /// The run is a fast retry after network failures before the places' first weather.
+    var retriesNetwork = false
+    /// Outcomes are recorded in the store that no page shows yet.
+    var hasUnrendered = false
+
+    init(places: [Place], located: [Result<Place, WeatherFetchError>], started: Double, coversEveryPlace: Bool) {
+        self.places = places
+        self.located = located
+        self.started = started
+        self.coversEveryPlace = coversEveryPlace
+        outcomes = located.map { location in
+            if case .failure(let error) = location { return .failure(error) }
+            return nil
+        }
+        pending = located.indices.filter { index in
+            if case .success = located[index] { return true }
+            return false
+        }
+    }
+
+    /// The place at `index` as it is fetched, or nil when it could not be located.
+    func location(at index: Int) -> Place? {
+        try? located[index].get()
+    }
+
+    /// Indexes of the places that could be located, and so were (or are to be) fetched.
+    var fetchedIndexes: [Int] {
+        located.indices.filter { location(at: $0) != nil }
+    }
+}

@@ -1,0 +1,57 @@
+import XCTest
+
+@testable import Cloudy
+
+/// The ledger of calls spent: sliding windows, fractional calls, room, and its compaction.
+final class CallLedgerTests: XCTestCase {
+    let openMeteoFree = Quota(limits: [.minute: 600, .hour: 5000, .day: 10000, .month: 300_000])
+
+    func testRoomIsTheTightestWindowsInWholePlaces() {
+        var ledger = CallLedger()
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: openMeteoFree, at: 0), 206)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: .unlimited, at: 0), Int.max)
+        ledger.record(2.9 * 206, at: 0, keeping: QuotaWindow.month.seconds)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: openMeteoFree, at: 0), 0)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: openMeteoFree, at: 59.9), 0)
+        XCTAssertEqual(ledger.nextRoom(callsPerPlace: 2.9, quota: openMeteoFree, after: 1), 60)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: openMeteoFree, at: 60), 206)
+        XCTAssertEqual(ledger.spent(inLast: 3600, at: 60), 2.9 * 206, accuracy: 1e-9)
+    }
+
+    func testTheDayWindowHoldsOnceTheMinuteIsFree() {
+        var ledger = CallLedger()
+        for minute in 0..<17 { ledger.record(597.4, at: Double(minute) * 3600, keeping: 86400 * 30) }
+        // 17 × 597.4 = 10,155.8 > 10,000 a day: the 18th hour's batch waits for the first to leave the day.
+        let now = 17 * 3600.0
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: openMeteoFree, at: now), 0)
+        XCTAssertEqual(ledger.nextRoom(callsPerPlace: 2.9, quota: openMeteoFree, after: now), 86400)
+    }
+
+    func testAPlaceDearerThanAWindowGoesAloneIntoAnEmptyWindow() {
+        var ledger = CallLedger()
+        let tiny = Quota(limits: [.minute: 2])
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: tiny, at: 0), 1)
+        ledger.record(2.9, at: 0, keeping: 60)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 2.9, quota: tiny, at: 30), 0)
+        XCTAssertEqual(ledger.nextRoom(callsPerPlace: 2.9, quota: tiny, after: 30), 60)
+    }
+
+    func testOldSpendingIsMergedButNeverCountsShorter() {
+        var ledger = CallLedger()
+        // A batch every 30 s for 35 days, kept for a month.
+        var time = 0.0
+        while time < 35 * 86400 {
+            ledger.record(1, at: time, keeping: QuotaWindow.month.seconds)
+            time += 30
+        }
+        let now = time - 30
+        // 240 exact, 46 h × 60 per minute, 28 days × 24 per hour.
+        XCTAssertLessThanOrEqual(ledger.entries.count, 240 + 2760 + 28 * 24 + 2)
+        XCTAssertEqual(ledger.spent(inLast: 60, at: now), 2, "exact for the minute")
+        XCTAssertEqual(ledger.spent(inLast: 3600, at: now), 120, "and the hour")
+        XCTAssertEqual(ledger.spent(inLast: 86400, at: now), 2880, accuracy: 2, "within a minute's batches for the day")
+        XCTAssertGreaterThanOrEqual(ledger.spent(inLast: 86400, at: now), 2880, "never less")
+        XCTAssertGreaterThanOrEqual(ledger.spent(inLast: QuotaWindow.month.seconds, at: now), 30 * 2880)
+        XCTAssertLessThanOrEqual(ledger.spent(inLast: QuotaWindow.month.seconds, at: now), 30 * 2880 + 120)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// Fast recovery: a first refresh that cannot reach the provider (connection refused on a
+/// closed port) is retried after 2, 4, 8, … seconds until the wait would reach the interval,
+/// then backs off as usual; a place that already had weather waits the interval as before.
+final class NetworkRetryTests: XCTestCase {
+    var rig: RefresherRig!
+
+    override func setUpWithError() throws {
+        rig = try RefresherRig()
+    }
+
+    override func tearDown() {
+        rig.stop()
+    }
+
+    func testAFirstRefreshWithoutNetworkIsRetriedSoonDoublingUpToTheIntervalThenNormally() throws {
+        let port = rig.server.port
+        let config = rig.config(places: 2, interval: 60)
+        rig.server.stop()  // nothing listens there now: connection refused
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        var waits: [Double] = []
+        for _ in 0..<7 {
+            let wait = try XCTUnwrap(rig.nextRefreshIn)
+            waits.append(wait)
+            rig.clock.advance(by: wait)
+        }
+        // 2, 4, 8, 16, 32; 64 would reach the 60 s interval: then the back-off (×1 with the
+        // jitter pinned), doubling.
+        XCTAssertEqual(waits, [2, 4, 8, 16, 32, 60, 120])
+        XCTAssertEqual(rig.store.telemetry.upstreamCount(provider: .openMeteo, code: "connect"), 8)
+        XCTAssertEqual(rig.placesUp, 0)
+        XCTAssertEqual(
+            rig.log.entries(containing: "place refresh failed").count, 2 * 3,
+            "per place at the first failure and at each normal refresh, not at each fast retry")
+
+        // The network comes up (the server is back on its port): served at the next attempt.
+        try rig.serve(port: port)
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.placesUp, 2)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6)
+    }
+
+    func testTheNetworkComingUpServesWithinSecondsOfIt() throws {
+        let port = rig.server.port
+        let config = rig.config(places: 1, interval: 600)
+        rig.server.stop()
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        rig.clock.advance(by: 5)  // failed at 0 and 2 s; the next try is at 6 s
+        try rig.serve(port: port)
+        rig.clock.advance(by: 0.9)
+        XCTAssertEqual(rig.placesUp, 0)
+        rig.clock.advance(by: 0.1)
+        XCTAssertEqual(rig.placesUp, 1, "at 2 + 4 = 6 s, not after the 10-minute interval")
+    }
+
+    func testAPlaceThatHadWeatherWaitsTheIntervalAfterANetworkFailure() throws {
+        rig.start(rig.config(places: 1, interval: 60))
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesUp, 1)
+        rig.server.stop()
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.placesUp, 0)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6, "the back-off, not a fast retry")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// A refresh that costs more than a window of the quota allows is paced: its batches go out as
+/// the `CallLedger` has room, the pages update per batch, and no window ever holds more than its
+/// limit — counting what earlier refreshes spent. On a `ManualClock`, through libcurl.
+final class PacedRefreshTests: XCTestCase {
+    var rig: RefresherRig!
+
+    override func setUpWithError() throws {
+        rig = try RefresherRig()
+    }
+
+    override func tearDown() {
+        rig.stop()
+    }
+
+    /// Fails when any `seconds`-long window of the requests asked more than `limit` calls.
+    func assertNoWindowExceeded(_ seconds: Double, limit: Double, callsPerPlace: Double, line: UInt = #line) {
+        for request in rig.asked {
+            let inWindow = rig.asked.filter { $0.time > request.time - seconds && $0.time <= request.time }
+            let calls = Double(inWindow.map(\.places).reduce(0, +)) * callsPerPlace
+            XCTAssertLessThanOrEqual(calls, limit + 1e-9, "\(seconds) s window up to \(request.time)", line: line)
+        }
+    }
+
+    func testABigRefreshGoesOutInBatchesAWindowApartAndThePageUpdatesPerBatch() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        rig.start(rig.config(places: 25, interval: 600), budget: budget)
+        let start = rig.clock.now()
+        rig.clock.advance(by: 0)
+        // 90 % of the limit (`RefreshPlan.margin`, as the plan counts a paced window): 9 places.
+        XCTAssertEqual(rig.asked.map(\.places), [9])
+        XCTAssertEqual(rig.placesWithWeather, 9, "the first batch is on the page")
+        let page = String(buffer: rig.store.rendered.metrics.prometheus)
+        XCTAssertTrue(
+            page.contains("weather_up{location=\"Place 8\"} 1"),
+            page.split(separator: "\n").filter { $0.hasPrefix("weather_up") }.joined(separator: "\n"))
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 61, accuracy: 1e-6, "a minute after, and a second")
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.placesWithWeather, 18)
+        let durationCount = "cloudy_exporter_refresh_duration_seconds_count 1"
+        XCTAssertFalse(String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount))
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 7])
+        XCTAssertTrue(
+            String(buffer: rig.store.rendered.metrics.prometheus).contains(durationCount),
+            "one refresh on the page once its last batch is in")
+        XCTAssertEqual(rig.asked.map { $0.time - start }, [0, 61, 122])
+        XCTAssertEqual(rig.placesUp, 25)
+        XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1, "one refresh, three batches")
+        XCTAssertEqual(rig.log.entries(containing: "refresh paced").count, 1)
+        XCTAssertEqual(
+            try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from its start")
+        assertNoWindowExceeded(60, limit: 9, callsPerPlace: 1)
+    }
+
+    func testPacingCountsWhatEarlierRefreshesSpentInEveryWindow() throws {
+        // 2.9 calls a place as Open-Meteo counts Cloudy's request; 30 calls a minute, 70 an hour.
+        let budget = CallBudget(quota: Quota(limits: [.minute: 30, .hour: 70]), callsPerPlace: 2.9)
+        rig.start(rig.config(places: 15, interval: 60), budget: budget)
+        rig.clock.advance(by: 2 * 3600)
+        // Within 90 %: 9 places (26.1 calls) fit a minute's 27; 21 places (60.9 calls) an hour's 63.
+        // The first refresh: 9, then 6 a minute later; the second, due then, gets the minute's
+        // other 3 and, a minute later, the hour's last 3.
+        XCTAssertEqual(Array(rig.asked.map(\.places).prefix(4)), [9, 6, 3, 3])
+        XCTAssertEqual(rig.asked.map(\.places).reduce(0, +), 2 * 21, "21 places an hour, for two hours")
+        // The hour's room comes back a second after the first batch leaves it.
+        XCTAssertEqual(rig.asked.filter { $0.time - rig.asked[0].time == 3601 }.map(\.places), [9])
+        assertNoWindowExceeded(60, limit: 27, callsPerPlace: 2.9)
+        assertNoWindowExceeded(3600, limit: 63, callsPerPlace: 2.9)
+        XCTAssertLessThanOrEqual(rig.refresher.callsSpent(inLast: 3600), 63)
+    }
+
+    func testWithoutAQuotaARefreshIsOneStep() throws {
+        rig.start(rig.config(places: 250, interval: 60))
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [100, 100, 50])
+        XCTAssertEqual(Set(rig.asked.map(\.time)).count, 1)
+        XCTAssertEqual(rig.placesUp, 250)
+        XCTAssertEqual(rig.log.entries(containing: "refresh paced").count, 0)
+    }
+}

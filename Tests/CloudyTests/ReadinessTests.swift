@@ -1,0 +1,61 @@
+import XCTest
+
+@testable import Cloudy
+
+/// What `/readyz` and the cards of `/` say while the provider's quota holds requests back: each
+/// place names the reason and when it lifts, once, whatever else it says.
+final class ReadinessTests: XCTestCase {
+    let quiet = QuietPeriod(
+        provider: .openMeteo, reason: "open-meteo: HTTP 429: Daily API request limit exceeded.",
+        until: 1_781_568_060)
+    let snapshot = WeatherSnapshot(current: CurrentConditions(observedAt: 1_781_524_800))
+    var quietText: String {
+        "no requests to open-meteo until 2026-06-16 00:01:00 UTC: open-meteo: HTTP 429: Daily API request limit exceeded."
+    }
+
+    func status(_ name: String, up: Bool, error: String? = nil, attempted: Bool = true) -> PlaceStatus {
+        var status = PlaceStatus(
+            place: Place(name: name, latitude: 52.52, longitude: 13.41), snapshot: up ? snapshot : nil,
+            lastSuccess: up ? 1_781_524_800 : nil, lastAttempt: attempted ? 1_781_524_800 : nil, lastError: error)
+        status.quietPeriod = quiet
+        return status
+    }
+
+    func testEveryPlaceNamesTheQuietPeriodOnce() {
+        let readiness = Readiness([
+            status("Berlin", up: true),
+            status("Oslo", up: true, error: quietText),
+            status("Lima", up: true, error: "open-meteo: HTTP 503"),
+        ])
+        XCTAssertEqual(
+            readiness.answer,
+            """
+            ready
+            failing: Oslo: \(quietText)
+            failing: Lima: open-meteo: HTTP 503; \(quietText)
+            quiet: Berlin: \(quietText)
+            """)
+    }
+
+    func testNotReadyNamesItToo() {
+        XCTAssertEqual(
+            Readiness([status("Berlin", up: false, attempted: false)]).answer,
+            "not ready: waiting for the first refresh of 1 of 1 places; \(quietText)")
+        XCTAssertEqual(
+            Readiness([status("Berlin", up: false, error: quietText)]).answer,
+            "not ready: no place has been refreshed successfully yet: \(quietText)")
+    }
+
+    func testCardsSayItWhateverTheirState() {
+        func detail(_ status: PlaceStatus) -> String? {
+            StatusViewModel(status: status, units: UnitSettings(), now: 1_781_524_900, staleAfter: 1800).stateDetail
+        }
+        XCTAssertEqual(detail(status("Berlin", up: true)), quietText, "up, with its weather, and why no refresh comes")
+        XCTAssertEqual(detail(status("Oslo", up: true, error: quietText)), quietText)
+        XCTAssertEqual(
+            detail(status("Lima", up: false, attempted: false)), "waiting for the first refresh; " + quietText)
+        var lifted = status("Berlin", up: true)
+        lifted.quietPeriod = nil
+        XCTAssertNil(detail(lifted), "nothing more once it has lifted")
+    }
+}
