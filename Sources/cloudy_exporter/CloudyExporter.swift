@@ -37,6 +37,11 @@ struct CloudyExporter: AsyncParsableCommand {
     @Option(name: .customLong("web.listen-address"), help: "HOST:PORT to listen on; repeatable (default :10150).")
     var listenAddresses: [String] = []
 
+    @Option(
+        name: .customLong("web.config.file"),
+        help: "Web config (exporter-toolkit format): TLS, basic auth, rate limit. See docs/web-config.md.")
+    var webConfigFile: String?
+
     @Option(name: .customLong("web.telemetry-path"), help: "Path of the metrics page.")
     var telemetryPath = "/metrics"
 
@@ -101,11 +106,16 @@ struct CloudyExporter: AsyncParsableCommand {
             logLevel: Self.level(logLevel) ?? .info,
             logFormat: LogFormat(rawValue: logFormat) ?? .logfmt,
             storagePath: storagePath,
-            shard: shard.flatMap(Shard.init)
+            shard: shard.flatMap(Shard.init),
+            webConfigFile: webConfigFile
         )
         if configCheck {
             do {
                 let config = try options.loadConfig()
+                if let webConfigFile {
+                    let web = try WebConfigLoader.load(file: webConfigFile)
+                    print("\(webConfigFile): OK (\(web.summary))")
+                }
                 print(
                     "\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))"
                 )

@@ -27,14 +27,19 @@ public final class CloudyApplication: Sendable {
         // arrive during start-up: a signal before `run()` must not kill the process.
         let signals = ProcessSignals(logger: logger)
         let config: Config
+        let webConfig: WebConfigReloader?
         do {
             config = try options.loadConfig()
+            webConfig = try options.webConfigFile.map { path throws(ConfigError) in
+                try WebConfigReloader(path: path, clock: clock, logger: logger)
+            }
         } catch {
             signals.cancel()
             throw error
         }
         RuntimeTuning.apply()
-        let app = CloudyApplication(options: options, config: config, logger: logger, signals: signals, clock: clock)
+        let app = CloudyApplication(
+            options: options, config: config, webConfig: webConfig, logger: logger, signals: signals, clock: clock)
         do {
             try await app.server.bind(options.listenAddresses)
         } catch {
@@ -46,16 +51,20 @@ public final class CloudyApplication: Sendable {
     }
 
     private init(
-        options: ExporterOptions, config: Config, logger: Logger, signals: ProcessSignals, clock: ExporterClock
+        options: ExporterOptions, config: Config, webConfig: WebConfigReloader?, logger: Logger,
+        signals: ProcessSignals, clock: ExporterClock
     ) {
         self.options = options
         self.signals = signals
         self.logger = logger
         let now = clock.now()
         let config = FairUse.clampInterval(config, logger: logger)
+        // With a web config, its gauges join the live tail.
+        var processMetrics: @Sendable () -> MetricFamilies = ProcessMetrics.page
+        if let webConfig { processMetrics = { webConfig.addMetrics(to: ProcessMetrics.page()) } }
         store = WeatherStore(
             config: config, telemetry: ExporterTelemetry(startedAt: now),
-            telemetryPath: options.telemetryPath, now: now, processMetrics: ProcessMetrics.page)
+            telemetryPath: options.telemetryPath, now: now, processMetrics: processMetrics)
         let userAgent =
             config.provider.userAgent
             ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
@@ -66,7 +75,9 @@ public final class CloudyApplication: Sendable {
             options: options, store: store, refresher: refresher, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
-        let routes = Routes(store: store, telemetryPath: options.telemetryPath) { reloader.reload() }
+        let routes = Routes(store: store, telemetryPath: options.telemetryPath, webConfig: webConfig) {
+            reloader.reload()
+        }
         server = HTTPServer(group: group, routes: routes, logger: logger)
         // Signals are handled by `ProcessSignals`, which asks this group to shut down.
         let services = ServiceGroup(

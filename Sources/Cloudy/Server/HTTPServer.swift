@@ -71,14 +71,19 @@ public final class HTTPServer: Service, @unchecked Sendable {
             }
     }
 
-    /// The handlers of one accepted connection, in order: the slow-client deadline, NIO's HTTP/1.1
-    /// codec with its error handling (a malformed request gets 400 and the connection closes), the
-    /// request handler. The bootstrap calls it for every connection; tests call it on an
-    /// `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
+    /// The handlers of one accepted connection, in order: TLS when the web config asks for it
+    /// (`ServerTLS`), the slow-client deadline, NIO's HTTP/1.1 codec with its error handling (a
+    /// malformed request gets 400 and the connection closes), the request handler. The bootstrap
+    /// calls it for every connection; tests call it on an `EmbeddedChannel`, with an `offload`
+    /// that runs reloads when the test says.
     static func configureConnection(
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
         offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch
     ) throws {
+        // --web.config.file with TLS: the handshake first, with the certificate read last.
+        if let tls = routes.webConfig?.current().tls {
+            try tls.addHandlers(to: pipeline)
+        }
         let deadline = ConnectionDeadline()
         try pipeline.addHandler(deadline)
         try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
