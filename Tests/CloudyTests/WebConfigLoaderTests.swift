@@ -264,5 +264,22 @@ final class BcryptTests: XCTestCase {
         XCTAssertNil(BasicAuth.credentials("Basic"))
         XCTAssertNil(BasicAuth.credentials(nil))
         XCTAssertEqual(BasicAuth.credentials(basic([0xFF, 0x3A, 0xE9]))?.password, [0xE9], "bytes as sent")
+        XCTAssertEqual(
+            BasicAuth.credentials("  BASIC " + Data("a:b".utf8).base64EncodedString() + " ")?.password, [0x62])
+        XCTAssertNil(BasicAuth.credentials("Basicx " + Data("a:b".utf8).base64EncodedString()))
+    }
+
+    /// The decoder against Foundation's encoder, every length and every byte value.
+    func testBase64DecodingMatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Array(Data(bytes).base64EncodedString().utf8)
+            XCTAssertEqual(BasicAuth.base64Decoded(encoded), length == 0 ? nil : bytes, "\(length) bytes")
+        }
+        XCTAssertEqual(BasicAuth.base64Decoded(Array("/+8=".utf8)), [0xFF, 0xEF])
+        for bad in ["abc", "ab=c", "a===", "ab!c", "abcd=", "=abc", "ab==abcd"] {
+            XCTAssertNil(BasicAuth.base64Decoded(Array(bad.utf8)), bad)
+        }
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import NIOConcurrencyHelpers
 
 /// `basic_auth_users`: reads `Authorization: Basic …`, checks the password with bcrypt, and
@@ -47,15 +46,57 @@ final class BasicAuth: Sendable {
     }
 
     /// The user and password bytes of `Basic <base64 of user:password>`; nil for anything else
-    /// (another scheme, bad base64, no colon).
+    /// (another scheme, bad base64, no colon). Read byte by byte: this runs on every request, and
+    /// Foundation's trimming and base64 cost more than the rest of a cached login together.
     static func credentials(_ header: String?) -> (user: [UInt8], password: [UInt8])? {
         guard let header else { return nil }
-        let trimmed = header.drop { $0 == " " }
-        guard trimmed.count > 6, trimmed.prefix(6).lowercased() == "basic " else { return nil }
-        let encoded = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard let data = Data(base64Encoded: encoded) else { return nil }
-        let bytes = Array(data)
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        return (Array(bytes[..<colon]), Array(bytes[(colon + 1)...]))
+        var bytes = header.utf8[...]
+        bytes = bytes.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let scheme = Array("basic".utf8)
+        guard bytes.count > scheme.count,
+            zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
+            bytes.dropFirst(scheme.count).first == UInt8(ascii: " ")
+        else { return nil }
+        let encoded = bytes.dropFirst(scheme.count + 1).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        guard let decoded = base64Decoded(encoded),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        return (Array(decoded[..<colon]), Array(decoded[(colon + 1)...]))
+    }
+
+    /// Standard base64 (RFC 4648 §4) with its padding, as `Authorization: Basic` carries it;
+    /// nil for anything else.
+    static func base64Decoded(_ text: [UInt8]) -> [UInt8]? {
+        guard !text.isEmpty, text.count % 4 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count / 4 * 3)
+        var index = 0
+        while index < text.count {
+            var quad: UInt32 = 0
+            var padding = 0
+            for offset in 0..<4 {
+                let byte = text[index + offset]
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+                case UInt8(ascii: "+"): value = 62
+                case UInt8(ascii: "/"): value = 63
+                case UInt8(ascii: "=") where index + 4 == text.count && offset >= 2:
+                    value = 0
+                    padding += 1
+                default: return nil
+                }
+                // Nothing but padding after the first "=".
+                if padding > 0, byte != UInt8(ascii: "=") { return nil }
+                quad = quad << 6 | UInt32(value)
+            }
+            out.append(UInt8(truncatingIfNeeded: quad >> 16))
+            if padding < 2 { out.append(UInt8(truncatingIfNeeded: quad >> 8)) }
+            if padding < 1 { out.append(UInt8(truncatingIfNeeded: quad)) }
+            index += 4
+        }
+        return out
     }
 }

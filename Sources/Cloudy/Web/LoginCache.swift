@@ -32,7 +32,7 @@ final class LoginCache: Sendable {
         var digest = [UInt8](repeating: 0, count: 32)
         var size: UInt32 = 0
         let ok = input.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &size, EVP_sha256(), nil)
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &size, Self.sha256.algorithm, nil)
         }
         precondition(ok == 1 && size == 32, "SHA-256 from libcrypto failed")
         func word(_ offset: Int) -> UInt64 {
@@ -40,6 +40,13 @@ final class LoginCache: Sendable {
         }
         return Key(a: word(0), b: word(8), c: word(16), d: word(24))
     }
+
+    /// SHA-256 fetched from OpenSSL's provider once: `EVP_sha256()` would fetch it again on every
+    /// digest, which costs more than the digest of a login.
+    private struct Algorithm: @unchecked Sendable {  // an immutable OpenSSL object, never freed
+        let algorithm: OpaquePointer?
+    }
+    private static let sha256 = Algorithm(algorithm: EVP_MD_fetch(nil, "SHA256", nil))
 
     func outcome(_ key: Key) -> Bool? {
         entries.withLockedValue { $0[key] }
