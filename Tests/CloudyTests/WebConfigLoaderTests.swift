@@ -275,11 +275,11 @@ final class BcryptTests: XCTestCase {
         for length in 0..<64 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let encoded = Array(Data(bytes).base64EncodedString().utf8)
-            XCTAssertEqual(BasicAuth.base64Decoded(encoded), length == 0 ? nil : bytes, "\(length) bytes")
+            XCTAssertEqual(BasicAuth.base64Decoded(encoded[...]), length == 0 ? nil : bytes, "\(length) bytes")
         }
-        XCTAssertEqual(BasicAuth.base64Decoded(Array("/+8=".utf8)), [0xFF, 0xEF])
+        XCTAssertEqual(BasicAuth.base64Decoded(Array("/+8=".utf8)[...]), [0xFF, 0xEF])
         for bad in ["abc", "ab=c", "a===", "ab!c", "abcd=", "=abc", "ab==abcd"] {
-            XCTAssertNil(BasicAuth.base64Decoded(Array(bad.utf8)), bad)
+            XCTAssertNil(BasicAuth.base64Decoded(Array(bad.utf8)[...]), bad)
         }
     }
 }

@@ -50,28 +50,30 @@ final class BasicAuth: Sendable {
     /// Foundation's trimming and base64 cost more than the rest of a cached login together.
     static func credentials(_ header: String?) -> (user: [UInt8], password: [UInt8])? {
         guard let header else { return nil }
-        var bytes = header.utf8[...]
-        bytes = bytes.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        let scheme = Array("basic".utf8)
-        guard bytes.count > scheme.count,
-            zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
-            bytes.dropFirst(scheme.count).first == UInt8(ascii: " ")
-        else { return nil }
-        let encoded = bytes.dropFirst(scheme.count + 1).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-        guard let decoded = base64Decoded(encoded),
-            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        let bytes = Array(header.utf8)
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        var end = bytes.count
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        let scheme: [UInt8] = [0x62, 0x61, 0x73, 0x69, 0x63]  // "basic", compared without case
+        guard end - start > scheme.count + 1, bytes[start + scheme.count] == UInt8(ascii: " ") else { return nil }
+        for offset in 0..<scheme.count where bytes[start + offset] | 0x20 != scheme[offset] { return nil }
+        start += scheme.count + 1
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        guard let decoded = base64Decoded(bytes[start..<end]), let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
         return (Array(decoded[..<colon]), Array(decoded[(colon + 1)...]))
     }
 
     /// Standard base64 (RFC 4648 §4) with its padding, as `Authorization: Basic` carries it;
     /// nil for anything else.
-    static func base64Decoded(_ text: [UInt8]) -> [UInt8]? {
+    static func base64Decoded(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard !text.isEmpty, text.count % 4 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 4 * 3)
-        var index = 0
-        while index < text.count {
+        var index = text.startIndex
+        while index < text.endIndex {
             var quad: UInt32 = 0
             var padding = 0
             for offset in 0..<4 {
@@ -83,7 +85,7 @@ final class BasicAuth: Sendable {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
                 case UInt8(ascii: "+"): value = 62
                 case UInt8(ascii: "/"): value = 63
-                case UInt8(ascii: "=") where index + 4 == text.count && offset >= 2:
+                case UInt8(ascii: "=") where index + 4 == text.endIndex && offset >= 2:
                     value = 0
                     padding += 1
                 default: return nil
