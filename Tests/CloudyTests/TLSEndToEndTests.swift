@@ -78,10 +78,10 @@ final class TLSEndToEndTests: FakeWeatherTestCase {
         // The server's certificate is checked by the client: no --cacert, no connection.
         XCTAssertNotEqual(try curl([url + "/healthz"]).exit, 0)
 
-        // Plain HTTP to the TLS port: a closed connection, the process alive and still serving.
+        // Plain HTTP to the TLS port: 400 saying so, the process alive and still serving.
         let plain = try curl(["http://127.0.0.1:\(exporter.port)/metrics"])
-        XCTAssertEqual(plain.code, "000")
-        XCTAssertNotEqual(plain.exit, 0)
+        XCTAssertEqual(plain.code, "400")
+        XCTAssertEqual(plain.body, "Client sent an HTTP request to an HTTPS server.\n")
         XCTAssertTrue(exporter.process.isRunning)
         XCTAssertEqual(try curl(["--cacert", ca, url + "/healthz"]).code, "200")
 
@@ -166,6 +166,26 @@ final class TLSEndToEndTests: FakeWeatherTestCase {
             "000")
         XCTAssertEqual(try curl(["--cacert", ca, url]).code, "000")
         XCTAssertTrue(exporter.process.isRunning)
+    }
+
+    /// The two policies that ask for a certificate without requiring one: VerifyClientCertIfGiven
+    /// checks one that is sent, RequestClientCert takes it as sent.
+    func testOptionalClientCertificates() throws {
+        let ca = try cert("ca.pem")
+        func get(_ exporter: ExporterProcess, _ client: String?) throws -> String {
+            let identity = try client.map { ["--cert", try cert("\($0).pem"), "--key", try cert("\($0).key")] } ?? []
+            return try curl(["--cacert", ca] + identity + ["https://localhost:\(exporter.port)/healthz"]).code
+        }
+        let (verifying, _) = try start(
+            web: Self.tls + "  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ca.pem\n")
+        XCTAssertEqual(try get(verifying, nil), "200", "none sent: in")
+        XCTAssertEqual(try get(verifying, "client"), "200")
+        XCTAssertEqual(try get(verifying, "other-client"), "000", "sent, from another CA: out")
+        XCTAssertEqual(try get(verifying, "expired-client"), "000")
+        let (requesting, _) = try start(web: Self.tls + "  client_auth_type: RequestClientCert\n")
+        XCTAssertEqual(try get(requesting, nil), "200")
+        XCTAssertEqual(try get(requesting, "other-client"), "200", "taken as sent")
+        XCTAssertTrue(verifying.process.isRunning && requesting.process.isRunning)
     }
 
     func testARotatedCertificateAppliesToNewConnections() throws {

@@ -64,9 +64,37 @@ final class ServerTLS: Sendable {
         } else {
             handler = NIOSSLServerHandler(context: context)
         }
+        try pipeline.addHandler(PlainHTTPOnTLSPort())
         try pipeline.addHandler(handler)
         if !allowedSANs.isEmpty {
             try pipeline.addHandler(ClientSANCheck(allowed: allowedSANs))
+        }
+    }
+}
+
+/// Looks at the first byte a client sends to the TLS port: a TLS connection starts with a
+/// handshake record (0x16) and goes on to the TLS handler; anything else (most likely a plain
+/// HTTP request) is answered 400 in plain text, as Go's servers do, and the connection closed.
+final class PlainHTTPOnTLSPort: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    static let answer =
+        "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+        + "Client sent an HTTP request to an HTTPS server.\n"
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        if first == 0x16 {
+            context.fireChannelRead(data)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            return
+        }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.answer))).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 }
