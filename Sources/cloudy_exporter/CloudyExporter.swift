@@ -112,13 +112,11 @@ struct CloudyExporter: AsyncParsableCommand {
         if configCheck {
             do {
                 let config = try options.loadConfig()
-                if let webConfigFile {
-                    let web = try WebConfigLoader.load(file: webConfigFile)
-                    print("\(webConfigFile): OK (\(web.summary))")
-                }
+                let web = try webConfigFile.map { path throws(ConfigError) in try WebConfigLoader.load(file: path) }
                 print(
                     "\(configFile ?? DefaultConfig.fileName): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))"
                 )
+                if let webConfigFile, let web { print("\(webConfigFile): OK (\(web.summary))") }
                 return
             } catch {
                 FileHandle.standardError.write(Data("\(error.description)\n".utf8))
