@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "CloudyTests",
             dependencies: [
-                "Cloudy", "CCrypt", .product(name: "NIOEmbedded", package: "swift-nio"),
+                "Cloudy", .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ] + nio,
             // Fixtures are read from the source tree (TestPaths), never from a bundle.

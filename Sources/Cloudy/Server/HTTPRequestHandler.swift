@@ -124,7 +124,8 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         context: ChannelHandlerContext, head request: HTTPRequestHead, reply: Reply, forceClose: Bool = false
     ) {
         let keepAlive = request.isKeepAlive && !forceClose
-        var headers = HTTPHeaders(reply.headers + extraHeaders)
+        var headers = HTTPHeaders(reply.headers)
+        if !extraHeaders.isEmpty { headers.add(contentsOf: extraHeaders) }
         headers.add(name: "Content-Length", value: String(reply.body.reduce(0) { $0 + $1.readableBytes }))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let responseHead = HTTPResponseHead(version: request.version, status: reply.status, headers: headers)
