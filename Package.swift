@@ -17,6 +17,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
+        // TLS and mutual TLS for --web.config.file (BoringSSL inside; no system OpenSSL).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -37,6 +39,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libxcrypt's bcrypt and OpenSSL's SHA-256, for the web config's basic_auth_users
+        // (Debian: libcrypt-dev, libssl-dev).
+        .systemLibrary(
+            name: "CCrypt",
+            providers: [.apt(["libcrypt-dev", "libssl-dev"])]
+        ),
         // glibc's malloc.h: arena limit and trimming, to keep the resident size honest.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -45,6 +53,9 @@ let package = Package(
                 "CCurl",
                 "CZlib",
                 "CMalloc",
+                "CCrypt",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -61,7 +72,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudyTests",
-            dependencies: ["Cloudy", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
+            dependencies: [
+                "Cloudy", .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ] + nio,
             // Fixtures are read from the source tree (TestPaths), never from a bundle.
             exclude: ["Fixtures"]
         ),

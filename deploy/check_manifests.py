@@ -243,7 +243,10 @@ def check_compose():
 KUBE = os.path.join(DEPLOY, "kubernetes")
 # Each variant a user can apply, with the optional component added to each.
 KUBE_VARIANTS = {"deploy/kubernetes": (KUBE, []), "deploy/kubernetes/sharded": (os.path.join(KUBE, "sharded"), [])}
-KUBE_COMPONENTS = {"network-policy": os.path.join(KUBE, "components", "network-policy")}
+KUBE_COMPONENTS = {"network-policy": os.path.join(KUBE, "components", "network-policy"),
+                   "tls": os.path.join(KUBE, "components", "tls")}
+# What components/tls tells users to put in the Secret cloudy-web-config (not rendered: no Secret is).
+KUBE_WEB_CONFIG = os.path.join(KUBE, "components", "tls", "web-config.yml")
 
 
 def kustomize(directory, components=()):
@@ -302,12 +305,20 @@ def check_pod_security(where, pod, cloudy):
         for key in keys:
             if not res.get(kind, {}).get(key):
                 problems.append("%s: no resources.%s.%s" % (where, kind, key))
+    tls = flag_value(cloudy.get("args", []), "--web.config.file") is not None
     for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
         spec = cloudy.get(probe, {})
         get = spec.get("httpGet", {})
-        if get.get("path") != path or get.get("port") not in ("http-metrics", PORT):
+        command = " ".join(spec.get("exec", {}).get("command", []))
+        if tls and probe == "readinessProbe" and "exec" in spec:
+            # With a web config, /readyz asks for the login: curl in the pod sends it.
+            if not re.search(r"curl .*-u .*https://127\.0\.0\.1:%d%s" % (PORT, path), command):
+                problems.append("%s: %s does not curl https://127.0.0.1:%d%s with a login" % (where, probe, PORT, path))
+        elif get.get("path") != path or get.get("port") not in ("http-metrics", PORT):
             problems.append("%s: %s is not GET %s on the container port" % (where, probe, path))
-        elif not spec.get("periodSeconds") or not spec.get("timeoutSeconds") or not spec.get("failureThreshold"):
+        elif tls and get.get("scheme") != "HTTPS":
+            problems.append("%s: %s is not over HTTPS, with --web.config.file" % (where, probe))
+        if not spec.get("periodSeconds") or not spec.get("timeoutSeconds") or not spec.get("failureThreshold"):
             problems.append("%s: %s lacks periodSeconds, timeoutSeconds or failureThreshold" % (where, probe))
     return problems
 
@@ -371,6 +382,9 @@ def check_kubernetes_variant(variant, objs):
             vol, _ = volume_file(key_file)
             if not (vol and vol.get("secret")):
                 problems.append("%s: api_key_file %s is not in a mounted Secret" % (where, key_file))
+        web_path = flag_value(args, "--web.config.file")
+        if web_path:
+            problems += check_kube_web_config(where, web_path, volume_file, cloudy, by_kind.get("ServiceMonitor", []))
         if w["kind"] == "StatefulSet":
             env = {e["name"]: e for e in cloudy.get("env", [])}
             field = env.get("POD_INDEX", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath", "")
@@ -432,6 +446,41 @@ def check_kubernetes_variant(variant, objs):
                             % (variant, np["metadata"]["name"]))
     if "components/network-policy" in variant and not by_kind.get("NetworkPolicy"):
         problems.append("%s: no NetworkPolicy" % variant)
+    return problems
+
+
+def check_kube_web_config(where, web_path, volume_file, cloudy, monitors):
+    """components/tls: the web config, its certificate and the probe's password are files of
+    mounted Secrets; /healthz is open for the liveness probe; the ServiceMonitor scrapes over
+    https with tlsConfig and, as the web config asks for a login, basicAuth."""
+    problems = []
+    vol, _ = volume_file(web_path)
+    if not (vol and vol.get("secret")):
+        problems.append("%s: --web.config.file %s is not in a mounted Secret" % (where, web_path))
+    with open(KUBE_WEB_CONFIG, encoding="utf-8") as f:
+        web = yaml.safe_load(f)
+    for key in ("cert_file", "key_file"):
+        path = (web.get("tls_server_config") or {}).get(key, "")
+        vol, _ = volume_file(path)
+        if not (vol and vol.get("secret")):
+            problems.append("%s: %s tls_server_config.%s %s is not in a mounted Secret" % (where, rel(KUBE_WEB_CONFIG), key, path))
+    if cloudy.get("livenessProbe", {}).get("httpGet") and "/healthz" not in (web.get("auth_excluded_paths") or []):
+        problems.append("%s: the liveness probe cannot log in, and %s does not open /healthz" % (where, rel(KUBE_WEB_CONFIG)))
+    command = " ".join(cloudy.get("readinessProbe", {}).get("exec", {}).get("command", []))
+    for password_file in re.findall(r"\$\(cat ([^)]+)\)", command):
+        vol, _ = volume_file(password_file)
+        if not (vol and vol.get("secret")):
+            problems.append("%s: the readiness probe's password %s is not in a mounted Secret" % (where, password_file))
+    for user in re.findall(r'-u "(\w+):', command):
+        if user not in (web.get("basic_auth_users") or {}):
+            problems.append("%s: the readiness probe logs in as %s, not a user of %s" % (where, user, rel(KUBE_WEB_CONFIG)))
+    for sm in monitors:
+        for ep in sm["spec"].get("endpoints", []):
+            if ep.get("scheme") != "https" or not ep.get("tlsConfig", {}).get("ca"):
+                problems.append("%s: ServiceMonitor endpoint is not https with tlsConfig.ca" % where)
+            auth = ep.get("basicAuth", {})
+            if web.get("basic_auth_users") and not (auth.get("username", {}).get("key") and auth.get("password", {}).get("key")):
+                problems.append("%s: ServiceMonitor endpoint sends no basicAuth from a Secret" % where)
     return problems
 
 
@@ -756,7 +805,8 @@ def main():
     c = Checker()
     c.check("compose.yaml: images, port %d, config, Prometheus rules, Alertmanager, Grafana mounts" % PORT, check_compose)
     c.check("kubernetes (kubectl kustomize of every variant): security settings, probes, resources, hashed config, "
-            "no Secret, shards from replicas, PDB, NetworkPolicy, Service, ServiceMonitor, PrometheusRule, dashboard",
+            "no Secret, shards from replicas, PDB, NetworkPolicy, TLS component, Service, ServiceMonitor, PrometheusRule, "
+            "dashboard",
             check_kubernetes)
     c.check("grafana: datasources, targets, variables, metric names the exporter serves", check_grafana)
     c.check("grafana: every query parses as PromQL (promtool)", check_grafana_promql)

@@ -17,7 +17,13 @@ is stopped on exit:
      for that place only, within FIRING_BUDGET seconds of the override; back at 5 °C, it keeps
      firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
   6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each says its shard on
-     cloudy_exporter_shard_info, and each place is on one shard.
+     cloudy_exporter_shard_info, and each place is on one shard;
+  7. TLS (docs/web-config.md): certificates made now by Tests/Support/make-test-certificates
+     (openssl), a password hashed by htpasswd; one exporter with TLS and basic_auth_users, one
+     with mutual TLS (RequireAndVerifyClientCert, client_allowed_sans). A second Prometheus
+     scrapes them over https, one job with basic_auth (password_file), one with a client
+     certificate: both up, with weather in them; a job without the login is down with 401 and
+     one with another CA's certificate is down; no password or hash in the exporters' logs.
 One line per check ("ok   …" or "FAIL …"), then "e2e-prometheus: N passed, M failed"; exits
 non-zero on a failure and then prints the tail of every log.
 
@@ -28,15 +34,19 @@ ports and waits come from the test harness, Tests/Support/cloudy_harness.
 Python 3.11 standard library, plus PyYAML (scripts/install-deps --test) to read the rules files.
 """
 
+import base64
 import json
 import math
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -716,11 +726,113 @@ def check_shards(binary, fake, work, logs):
     shards([name for name, _, _ in SHARDED_PLACES], urls)
 
 
+def tls_fetch(url, context, login=None):
+    """(status, body) of GET `url` over TLS; (None, reason) when there is no answer."""
+    headers = {}
+    if login:
+        headers["Authorization"] = "Basic " + base64.b64encode(login.encode()).decode()
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT, context=context) as answer:
+            return answer.status, answer.read().decode(errors="replace")
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+    except (OSError, ssl.SSLError) as error:
+        return None, str(error)
+
+
+def start_tls_exporter(binary, config, work, name, logs, web, context, login=None):
+    """An exporter with --web.config.file=`web`, answering /readyz 200 over TLS within 10s."""
+    exporter = Exporter(binary, config, work, name=name, extra_args=[f"--web.config.file={web}"])
+    logs.append(exporter.log_path)
+    url = f"https://localhost:{exporter.port}/readyz"
+    if not poll(lambda: tls_fetch(url, context, login)[0] == 200, 10, POLL):
+        raise RuntimeError(f"{name}: {url} not 200 within 10s: {tls_fetch(url, context, login)}")
+    ok(f"{name} ready over TLS on 127.0.0.1:{exporter.port} ({Path(web).name})")
+    return exporter
+
+
+def check_tls(binary, fake, work, logs):
+    certs = work / "certs"
+    subprocess.run([REPO_ROOT / "Tests" / "Support" / "make-test-certificates", certs], check=True)
+    password = "e2e ☂ scrape"
+    hashed = subprocess.run(["htpasswd", "-niBC", "6", "prometheus"], input=password.encode(), check=True,
+                            capture_output=True).stdout.decode().strip().split(":", 1)[1]
+    (certs / "password").write_text(password)
+    tls = f"tls_server_config:\n  cert_file: {certs}/server.pem\n  key_file: {certs}/server.key\n"
+    login_web = work / "web-login.yml"
+    login_web.write_text(tls + f'basic_auth_users:\n  prometheus: "{hashed}"\n')
+    mtls_web = work / "web-mtls.yml"
+    mtls_web.write_text(tls + f"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: {certs}/ca.pem\n"
+                        "  client_allowed_sans: [scraper.example]\n")
+    config = write_exporter_config(work / "cloudy-tls.yml", fake.url, MAIN_PLACES[:2],
+                                   refresh={"interval": "1s", "timeout": "2s"})
+    server_only = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    with_client = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    with_client.load_cert_chain(str(certs / "client.pem"), str(certs / "client.key"))
+    basic = start_tls_exporter(binary, config, work, "tls-basic-auth", logs, login_web, server_only,
+                               f"prometheus:{password}")
+    mutual = start_tls_exporter(binary, config, work, "tls-client-cert", logs, mtls_web, with_client)
+
+    prometheus_config = work / "prometheus-tls.yml"
+    job = """  - job_name: {name}
+    scheme: https
+    tls_config:
+      ca_file: {certs}/ca.pem
+      server_name: localhost{extra}
+    static_configs:
+      - targets: ['127.0.0.1:{port}']
+"""
+    prometheus_config.write_text("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n" + "".join([
+        job.format(name="cloudy-basic-auth", certs=certs, port=basic.port,
+                   extra=f"\n    basic_auth:\n      username: prometheus\n      password_file: {certs}/password"),
+        job.format(name="cloudy-client-cert", certs=certs, port=mutual.port,
+                   extra=f"\n      cert_file: {certs}/client.pem\n      key_file: {certs}/client.key"),
+        job.format(name="cloudy-no-login", certs=certs, port=basic.port, extra=""),
+        job.format(name="cloudy-other-ca", certs=certs, port=mutual.port,
+                   extra=f"\n      cert_file: {certs}/other-client.pem\n      key_file: {certs}/other-client.key"),
+    ]))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = work / "prometheus-tls.log"
+    logs.append(log_path)
+    with open(log_path, "w") as log:
+        proc = spawn([PROMETHEUS, f"--config.file={prometheus_config}", f"--storage.tsdb.path={work / 'tsdb-tls'}",
+                      f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    wait_ok(url + "/-/ready", 15, proc)
+    ok(f"second Prometheus (TLS jobs) ready on 127.0.0.1:{port}")
+    for name in ["cloudy-basic-auth", "cloudy-client-cert"]:
+        if wait_target(url, name, 15):
+            wait_query(url, f'count(weather_up{{job="{name}"}} == 1) == 2', 10, f"job {name}: both places up")
+
+    def refused(name, reason):
+        def down():
+            targets = prom(url, "/api/v1/targets", state="active")["activeTargets"]
+            mine = [t for t in targets if t["labels"].get("job") == name]
+            return mine if mine and all(t["health"] == "down" and reason in t["lastError"] for t in mine) else None
+        targets = poll(down, 10, POLL)
+        if targets:
+            ok(f"job {name} is down as it must be: {targets[0]['lastError']}")
+        else:
+            fail(f"job {name}: not down with {reason!r} within 10s")
+
+    refused("cloudy-no-login", "401")
+    refused("cloudy-other-ca", "tls")
+    for exporter in (basic, mutual):
+        text = exporter.log_path.read_text(errors="replace")
+        if not exporter.alive():
+            fail(f"{exporter.log_path.stem} exited")
+        elif password in text or hashed in text or hashed[7:] in text:
+            fail(f"{exporter.log_path.name} holds the password or its hash")
+        else:
+            ok(f"{exporter.log_path.stem} alive; its log holds no password and no hash")
+
+
 def phase(name, function, *args):
     """Runs one check; an error it did not expect is its FAIL line, and the run goes on."""
     try:
         function(*args)
-    except (PromError, RuntimeError, OSError, ValueError, KeyError) as error:
+    except (PromError, RuntimeError, OSError, ValueError, KeyError, TimeoutError, subprocess.CalledProcessError) as error:
         fail(f"{name}: {type(error).__name__}: {error}")
 
 
@@ -762,6 +874,7 @@ def run(work, logs):
     # Every shipped rule, templates included, has been evaluated for many seconds by now.
     phase("rules", rules, prometheus, REPO_ROOT / "deploy" / "prometheus" / "rules")
     phase("shards", check_shards, binary, fake, work, logs)
+    phase("tls", check_tls, binary, fake, work, logs)
     # The exporter lived through the faults and every query.
     if exporter.alive():
         ok("exporter still running after all phases")

@@ -37,6 +37,11 @@ struct CloudyExporter: AsyncParsableCommand {
     @Option(name: .customLong("web.listen-address"), help: "HOST:PORT to listen on; repeatable (default :10150).")
     var listenAddresses: [String] = []
 
+    @Option(
+        name: .customLong("web.config.file"),
+        help: "Web config (exporter-toolkit format): TLS, basic auth, rate limit. See docs/web-config.md.")
+    var webConfigFile: String?
+
     @Option(name: .customLong("web.telemetry-path"), help: "Path of the metrics page.")
     var telemetryPath = "/metrics"
 
@@ -111,7 +116,8 @@ struct CloudyExporter: AsyncParsableCommand {
             logLevel: Self.level(logLevel) ?? .info,
             logFormat: LogFormat(rawValue: logFormat) ?? .logfmt,
             storagePath: storagePath,
-            shard: shard.flatMap(Shard.init)
+            shard: shard.flatMap(Shard.init),
+            webConfigFile: webConfigFile
         )
         options.maxConnections = maxConnections
         if configCheck {
@@ -123,8 +129,10 @@ struct CloudyExporter: AsyncParsableCommand {
                 var warnOnly = config
                 warnOnly.refresh.overQuota = .warn
                 let floored = try FairUse.clampInterval(warnOnly, file: file, logger: silent)
+                let web = try webConfigFile.map { path throws(ConfigError) in try WebConfigLoader.load(file: path) }
                 let inUse = try FairUse.clampInterval(config, file: file, logger: silent)
                 print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                if let webConfigFile, let web { print("\(webConfigFile): OK (\(web.summary))") }
                 if floored.refresh.interval != config.refresh.interval {
                     print(
                         "refresh.interval raised to the provider's fair-use minimum, \(PrometheusDuration.format(floored.refresh.interval))"

@@ -27,15 +27,20 @@ public final class CloudyApplication: Sendable {
         // arrive during start-up: a signal before `run()` must not kill the process.
         let signals = ProcessSignals(logger: logger)
         let config: Config
+        let webConfig: WebConfigReloader?
         do {
             config = try FairUse.clampInterval(
                 try options.loadConfig(), file: options.configFile ?? DefaultConfig.fileName, logger: logger)
+            webConfig = try options.webConfigFile.map { path throws(ConfigError) in
+                try WebConfigReloader(path: path, clock: clock, logger: logger)
+            }
         } catch {
             signals.cancel()
             throw error
         }
         RuntimeTuning.apply()
-        let app = CloudyApplication(options: options, config: config, logger: logger, signals: signals, clock: clock)
+        let app = CloudyApplication(
+            options: options, config: config, webConfig: webConfig, logger: logger, signals: signals, clock: clock)
         do {
             try await app.server.bind(options.listenAddresses)
         } catch {
@@ -47,7 +52,8 @@ public final class CloudyApplication: Sendable {
     }
 
     private init(
-        options: ExporterOptions, config: Config, logger: Logger, signals: ProcessSignals, clock: ExporterClock
+        options: ExporterOptions, config: Config, webConfig: WebConfigReloader?, logger: Logger,
+        signals: ProcessSignals, clock: ExporterClock
     ) {
         self.options = options
         self.signals = signals
@@ -56,10 +62,14 @@ public final class CloudyApplication: Sendable {
         let telemetry = ExporterTelemetry(startedAt: now)
         telemetry.recordPlan(RefreshPlan(config))
         let connections = Self.connectionLimit(options, logger: logger)
+        // With a web config, its gauges join the live tail.
+        var processMetrics: @Sendable () -> MetricFamilies = { Self.liveFamilies(connections: connections) }
+        if let webConfig {
+            processMetrics = { webConfig.addMetrics(to: Self.liveFamilies(connections: connections)) }
+        }
         store = WeatherStore(
             config: config, telemetry: telemetry,
-            telemetryPath: options.telemetryPath, now: now,
-            processMetrics: { Self.liveFamilies(connections: connections) })
+            telemetryPath: options.telemetryPath, now: now, processMetrics: processMetrics)
         let userAgent =
             config.provider.userAgent
             ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
@@ -70,7 +80,9 @@ public final class CloudyApplication: Sendable {
             options: options, store: store, refresher: refresher, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
-        let routes = Routes(store: store, telemetryPath: options.telemetryPath) { reloader.reload() }
+        let routes = Routes(store: store, telemetryPath: options.telemetryPath, webConfig: webConfig) {
+            reloader.reload()
+        }
         server = HTTPServer(group: group, routes: routes, logger: logger, connections: connections)
         // Signals are handled by `ProcessSignals`, which asks this group to shut down.
         let services = ServiceGroup(

@@ -13,11 +13,13 @@ public struct ExporterOptions: Sendable {
     public var shard: Shard?
     /// `--web.max-connections`: client connections open at once; more are closed at once.
     public var maxConnections: Int = ConnectionLimit.defaultMaximum
+    /// `--web.config.file`: TLS, basic auth, rate limit (docs/web-config.md); nil serves plain HTTP.
+    public var webConfigFile: String?
 
     public init(
         configFile: String? = nil, listenAddresses: [ListenAddress] = [ListenAddress(host: nil, port: 10150)],
         telemetryPath: String = "/metrics", logLevel: Logger.Level = .info, logFormat: LogFormat = .logfmt,
-        storagePath: String = "./data", shard: Shard? = nil
+        storagePath: String = "./data", shard: Shard? = nil, webConfigFile: String? = nil
     ) {
         self.configFile = configFile
         self.listenAddresses = listenAddresses
@@ -26,6 +28,7 @@ public struct ExporterOptions: Sendable {
         self.logFormat = logFormat
         self.storagePath = storagePath
         self.shard = shard
+        self.webConfigFile = webConfigFile
     }
 
     /// Reads the config these options point at (the embedded default when there is no file),

@@ -18,6 +18,8 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     private let offload: Offload
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
+    /// `http_server_config.headers` of the web config in force, added to every answer.
+    private var extraHeaders: [(String, String)] = []
 
     init(routes: Routes, deadline: ConnectionDeadline, offload: @escaping Offload = offloadToDispatch) {
         self.routes = routes
@@ -48,6 +50,41 @@ final class HTTPRequestHandler: ChannelInboundHandler {
             return
         }
         let path = head.uri.firstIndex(of: "?").map { String(head.uri[..<$0]) } ?? head.uri
+        // --web.config.file: rate limit, then login; its headers go on every answer.
+        if let policy = routes.webConfig?.current().policy {
+            extraHeaders = policy.headers
+            switch policy.admit(path: path, authorization: head.headers.first(name: "authorization")) {
+            case .allow:
+                break
+            case .refuse(let reply):
+                write(context: context, head: head, reply: reply)
+                return
+            case .verify(let check):
+                verifyLogin(context: context, head: head, path: path, check: check)
+                return
+            }
+        }
+        route(context: context, head: head, path: path)
+    }
+
+    /// Runs bcrypt off the event loop, then answers (the connection's next requests wait).
+    private func verifyLogin(
+        context: ChannelHandlerContext, head: HTTPRequestHead, path: String, check: @escaping @Sendable () -> Bool
+    ) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let promise = context.eventLoop.makePromise(of: Bool.self)
+        offload { promise.succeed(check()) }
+        promise.futureResult.whenSuccess { verified in
+            let (handler, context) = loopBound.value
+            if verified {
+                handler.route(context: context, head: head, path: path)
+            } else {
+                handler.write(context: context, head: head, reply: AccessPolicy.unauthorized())
+            }
+        }
+    }
+
+    private func route(context: ChannelHandlerContext, head: HTTPRequestHead, path: String) {
         guard let endpoint = routes.endpoint(for: path) else {
             write(context: context, head: head, reply: .text(.notFound, "404 page not found"))
             return
@@ -88,6 +125,7 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     ) {
         let keepAlive = request.isKeepAlive && !forceClose
         var headers = HTTPHeaders(reply.headers)
+        if !extraHeaders.isEmpty { headers.add(contentsOf: extraHeaders) }
         headers.add(name: "Content-Length", value: String(reply.body.reduce(0) { $0 + $1.readableBytes }))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let responseHead = HTTPResponseHead(version: request.version, status: reply.status, headers: headers)

@@ -104,7 +104,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
     static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
         low: 1024 * 1024, high: 2 * 1024 * 1024)
 
-    /// The handlers of one accepted connection, in order: the slow-client deadline, the hold on
+    /// The handlers of one accepted connection, in order: TLS when the web config asks for it
+    /// (`ServerTLS`), the slow-client deadline, the hold on
     /// reading while answers go unread (NIO's `BackPressureHandler`, see `writeBufferWaterMark`),
     /// NIO's HTTP/1.1 codec with its error handling (a malformed request gets 400 and the
     /// connection closes), the request handler. The bootstrap calls it for every connection; tests
@@ -113,6 +114,10 @@ public final class HTTPServer: Service, @unchecked Sendable {
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
         offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch
     ) throws {
+        // --web.config.file with TLS: the handshake first, with the certificate read last.
+        if let tls = routes.webConfig?.current().tls {
+            try tls.addHandlers(to: pipeline)
+        }
         let deadline = ConnectionDeadline()
         try pipeline.addHandler(deadline)
         try pipeline.addHandler(BackPressureHandler())

@@ -26,10 +26,16 @@ public struct Routes: Sendable {
     /// Re-reads the config; returns a failure message when the new config was refused.
     /// Blocking: the handler calls it off the event loop.
     public let reload: @Sendable () -> String?
+    /// `--web.config.file`: TLS, logins, rate limit and extra headers; nil when not given.
+    public let webConfig: WebConfigReloader?
 
-    public init(store: WeatherStore, telemetryPath: String, reload: @escaping @Sendable () -> String?) {
+    public init(
+        store: WeatherStore, telemetryPath: String, webConfig: WebConfigReloader? = nil,
+        reload: @escaping @Sendable () -> String?
+    ) {
         self.store = store
         self.telemetryPath = telemetryPath
+        self.webConfig = webConfig
         self.reload = reload
     }
 

@@ -1,0 +1,83 @@
+import CCrypt
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// bcrypt through libxcrypt's `crypt_rn` (no cryptography of our own): checking a password
+/// against a `$2a$`/`$2b$`/`$2y$` hash, telling a well-formed hash from anything else, and
+/// making the dummy hash an unknown user is checked against.
+enum Bcrypt {
+    /// bcrypt reads at most 72 bytes of a password; a longer one is refused rather than cut.
+    static let maxPasswordBytes = 72
+
+    /// The cost (log2 of the rounds) of a well-formed hash, nil for anything else.
+    static func cost(of hash: String) -> Int? {
+        let bytes = Array(hash.utf8)
+        guard bytes.count == 60, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
+            [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(bytes[2]),
+            bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
+            let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost)
+        else { return nil }
+        let alphabet = Set("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        guard bytes[7...].allSatisfy(alphabet.contains) else { return nil }
+        return cost
+    }
+
+    /// True when `password` hashes to `hash`. Always runs bcrypt once, whatever the input, so a
+    /// refused password (too long, a NUL byte) costs the same time as a wrong one.
+    static func verify(password: some Collection<UInt8>, hash: String) -> Bool {
+        let usable = password.count <= maxPasswordBytes && !password.contains(0)
+        // crypt_rn reads a C string: the bytes as they came, NUL-terminated (never a Swift
+        // String, which would replace bytes that are not UTF-8).
+        var input = usable ? Array(password) : Array(repeating: UInt8(ascii: "x"), count: 8)
+        input.append(0)
+        guard let output = crypt(input, setting: hash) else { return false }
+        return usable && constantTimeEqual(output, Array(hash.utf8))
+    }
+
+    /// A hash of a random password at `cost`: what an unknown user's password is checked
+    /// against, so that costs as much as a known user's wrong password.
+    static func dummyHash(cost: Int) -> String {
+        var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        // nil random bytes: libxcrypt takes them from the kernel.
+        guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &salt, Int32(salt.count)) != nil else {
+            // Only when the kernel has no randomness; a fixed salt still costs the same time.
+            return "$2b$" + (cost < 10 ? "0" : "") + "\(cost)$" + String(repeating: "A", count: 53)
+        }
+        let setting = String(decoding: salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var random = [UInt8](repeating: 0, count: 16)
+        for index in random.indices { random[index] = UInt8.random(in: 0x21...0x7E) }
+        random.append(0)
+        return crypt(random, setting: setting).map { String(decoding: $0, as: UTF8.self) } ?? setting
+    }
+
+    /// `crypt_rn` with its 32 KB work area on the heap; nil when libxcrypt refuses the setting.
+    private static func crypt(_ password: [UInt8], setting: String) -> [UInt8]? {
+        let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
+        defer {
+            // The work area held the password: wipe it before handing the memory back.
+            UnsafeMutableRawPointer(data).initializeMemory(
+                as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
+            data.deallocate()
+        }
+        UnsafeMutableRawPointer(data).initializeMemory(
+            as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
+        let result = password.withUnsafeBufferPointer { passwordBytes in
+            passwordBytes.withMemoryRebound(to: CChar.self) { phrase in
+                crypt_rn(
+                    phrase.baseAddress, setting, UnsafeMutableRawPointer(data), Int32(MemoryLayout<crypt_data>.size))
+            }
+        }
+        guard let result, result.pointee != 0, result.pointee != CChar(UInt8(ascii: "*")) else { return nil }
+        return Array(UnsafeBufferPointer(start: result, count: strlen(result))).map { UInt8(bitPattern: $0) }
+    }
+
+    /// Compares without stopping at the first difference.
+    static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

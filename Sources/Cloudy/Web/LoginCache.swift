@@ -1,0 +1,61 @@
+import CCrypt
+import NIOConcurrencyHelpers
+
+/// The outcome of bcrypt for (user, password) pairs already checked, so a scrape every second
+/// does not pay bcrypt (tens of milliseconds) each time. Keyed by SHA-256 of a per-process
+/// random salt, the user and the password: the password is never kept, not even hashed alone.
+/// Bounded: when full, it starts over (a login then pays bcrypt once more).
+final class LoginCache: Sendable {
+    struct Key: Hashable {
+        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+    }
+
+    let capacity: Int
+    private let salt: [UInt8]
+    private let entries = NIOLockedValueBox([Key: Bool]())
+
+    init(capacity: Int = 1024) {
+        self.capacity = capacity
+        salt = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    }
+
+    var count: Int { entries.withLockedValue { $0.count } }
+
+    func key(user: some Collection<UInt8>, password: some Collection<UInt8>) -> Key {
+        // salt ‖ len(user) ‖ user ‖ password: the length keeps ("ab", "c") apart from ("a", "bc").
+        var input = salt
+        let length = UInt32(user.count)
+        input.append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) })
+        input.append(contentsOf: user)
+        input.append(contentsOf: password)
+        defer { input.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        var digest = [UInt8](repeating: 0, count: 32)
+        var size: UInt32 = 0
+        let ok = input.withUnsafeBytes { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &size, Self.sha256.algorithm, nil)
+        }
+        precondition(ok == 1 && size == 32, "SHA-256 from libcrypto failed")
+        func word(_ offset: Int) -> UInt64 {
+            digest[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        return Key(a: word(0), b: word(8), c: word(16), d: word(24))
+    }
+
+    /// SHA-256 fetched from OpenSSL's provider once: `EVP_sha256()` would fetch it again on every
+    /// digest, which costs more than the digest of a login.
+    private struct Algorithm: @unchecked Sendable {  // an immutable OpenSSL object, never freed
+        let algorithm: OpaquePointer?
+    }
+    private static let sha256 = Algorithm(algorithm: EVP_MD_fetch(nil, "SHA256", nil))
+
+    func outcome(_ key: Key) -> Bool? {
+        entries.withLockedValue { $0[key] }
+    }
+
+    func remember(_ key: Key, verified: Bool) {
+        entries.withLockedValue { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = verified
+        }
+    }
+}

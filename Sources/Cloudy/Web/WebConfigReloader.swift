@@ -1,0 +1,171 @@
+import Logging
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--web.config.file`, kept current the way the toolkit does it: re-read for new connections
+/// and requests, so a rotated certificate or a changed user list applies without a restart.
+/// The web config and the files it names are looked at (stat: inode, size, modification time)
+/// at most once a second on the `ExporterClock`, and re-read only when one changed. A re-read
+/// that fails keeps the last good one, logs the reason once, and shows in
+/// `cloudy_exporter_web_config_last_reload_successful`.
+public final class WebConfigReloader: Sendable {
+    /// What connections and requests use until the next good read.
+    final class Active: Sendable {
+        let config: WebConfig
+        let tls: ServerTLS?
+        let policy: AccessPolicy
+
+        init(config: WebConfig, tls: ServerTLS?, policy: AccessPolicy) {
+            self.config = config
+            self.tls = tls
+            self.policy = policy
+        }
+    }
+
+    public static let lastReloadSuccessful = MetricDescriptor(
+        "cloudy_exporter_web_config_last_reload_successful", .gauge,
+        "1 when the last read of --web.config.file succeeded, else 0 (the last good one stays in force).")
+    public static let lastReloadSuccessTimestamp = MetricDescriptor(
+        "cloudy_exporter_web_config_last_reload_success_timestamp_seconds", .gauge,
+        "Unix time of the last successful read of --web.config.file (start-up counts).")
+
+    public let path: String
+    private let clock: ExporterClock
+    private let logger: Logger
+    private let state: NIOLockedValueBox<State>
+
+    private struct State {
+        var active: Active
+        var fingerprint: [FileStamp?]
+        var checkedAt: Double
+        var successful = true
+        var successAt: Double
+    }
+
+    /// Reads the web config; a bad one throws (nothing is started).
+    public init(path: String, clock: ExporterClock, logger: Logger) throws(ConfigError) {
+        self.path = path
+        self.clock = clock
+        self.logger = logger
+        let now = clock.now()
+        let before = Self.fingerprint(path, [])
+        let config = try WebConfigLoader.load(file: path)
+        let active = try Self.activate(config, previous: nil, clock: clock, file: path)
+        state = NIOLockedValueBox(
+            State(
+                active: active, fingerprint: before + Self.fingerprint(nil, config.referencedFiles), checkedAt: now,
+                successAt: now))
+    }
+
+    /// Whether connections speak TLS: fixed at start-up (a re-read cannot turn it on or off).
+    public var servesTLS: Bool { state.withLockedValue { $0.active.tls != nil } }
+
+    /// The web config in force, re-read first when a file changed (looked at once a second).
+    func current() -> Active {
+        let now = clock.now()
+        let due: (Active, [String])? = state.withLockedValue { state in
+            guard now - state.checkedAt >= 1 || now < state.checkedAt else { return nil }
+            state.checkedAt = now
+            return (state.active, state.active.config.referencedFiles)
+        }
+        guard let (active, files) = due else { return state.withLockedValue { $0.active } }
+        let fingerprint = Self.fingerprint(path, files)
+        let changed = state.withLockedValue { $0.fingerprint != fingerprint }
+        guard changed else { return active }
+        return reload(previous: active, fingerprint: fingerprint, now: now)
+    }
+
+    private func reload(previous: Active, fingerprint: [FileStamp?], now: Double) -> Active {
+        do {
+            let before = Self.fingerprint(path, [])
+            let config = try WebConfigLoader.load(file: path)
+            if (config.tls == nil) != (previous.tls == nil) {
+                throw ConfigError(
+                    file: path, field: "tls_server_config",
+                    reason: "TLS cannot be turned \(config.tls == nil ? "off" : "on") without a restart")
+            }
+            let active = try Self.activate(config, previous: previous, clock: clock, file: path)
+            // The files the new config names may differ from the old ones'.
+            let stamp = before + Self.fingerprint(nil, config.referencedFiles)
+            state.withLockedValue { state in
+                state.active = active
+                state.fingerprint = stamp
+                state.successful = true
+                state.successAt = now
+            }
+            logger.info("web config re-read", metadata: ["file": "\(path)", "tls": "\(config.tls != nil)"])
+            return active
+        } catch {
+            // Remember the fingerprint: the same broken files are not read (nor logged) again.
+            state.withLockedValue { state in
+                state.fingerprint = fingerprint
+                state.successful = false
+            }
+            logger.error(
+                "web config re-read refused; the last good one stays in force",
+                metadata: ["reason": "\(error)"])
+            return previous
+        }
+    }
+
+    /// Builds what connections use; keeps the dummy hash, the login cache and the rate limit's
+    /// bucket of the previous config when what they depend on did not change.
+    private static func activate(_ config: WebConfig, previous: Active?, clock: ExporterClock, file: String)
+        throws(ConfigError) -> Active
+    {
+        var tls: ServerTLS?
+        if let settings = config.tls {
+            do {
+                tls = try ServerTLS(settings)
+            } catch {
+                throw ConfigError(file: file, field: "tls_server_config", reason: "TLS cannot use it: \(error)")
+            }
+        }
+        var auth: BasicAuth?
+        if !config.users.isEmpty {
+            let cost = BasicAuth.dummyCost(config.users)
+            if let old = previous?.policy.auth, old.users == config.users {
+                auth = old
+            } else if let old = previous?.policy.auth, Bcrypt.cost(of: old.dummyHash) == cost {
+                auth = BasicAuth(users: config.users, dummyHash: old.dummyHash)
+            } else {
+                auth = BasicAuth(users: config.users, dummyHash: Bcrypt.dummyHash(cost: cost))
+            }
+        }
+        var bucket: TokenBucket?
+        if let limit = config.rateLimit {
+            bucket =
+                previous?.policy.rateLimit.flatMap { $0.limit == limit ? $0 : nil } ?? TokenBucket(limit, clock: clock)
+        }
+        let policy = AccessPolicy(
+            headers: config.headers, auth: auth, rateLimit: bucket, openPaths: config.authExcludedPaths)
+        return Active(config: config, tls: tls, policy: policy)
+    }
+
+    /// `page` with the two gauges added: the live tail of `/metrics` (only when a web config is
+    /// in use, so the pages without one stay as they were).
+    public func addMetrics(to page: MetricFamilies) -> MetricFamilies {
+        let (successful, at) = state.withLockedValue { ($0.successful, $0.successAt) }
+        var page = page
+        page.add(Self.lastReloadSuccessful, value: successful ? 1 : 0)
+        page.add(Self.lastReloadSuccessTimestamp, value: at)
+        return page
+    }
+
+    struct FileStamp: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+    }
+
+    private static func fingerprint(_ path: String?, _ files: [String]) -> [FileStamp?] {
+        ((path.map { [$0] } ?? []) + files).map { file in
+            var info = stat()
+            guard stat(file, &info) == 0 else { return nil }
+            return FileStamp(
+                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+        }
+    }
+}
