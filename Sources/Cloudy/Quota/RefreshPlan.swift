@@ -54,7 +54,10 @@ public struct RefreshPlan: Sendable, Equatable {
     public func shortestInterval(for window: QuotaWindow, share: Double = margin) -> Double? {
         guard let limit = budget.quota.limits[window], callsPerRefresh > 0 else { return nil }
         let allowance = share * limit
-        let refreshes = (allowance / callsPerRefresh).rounded(.down)
+        var refreshes = (allowance / callsPerRefresh).rounded(.down)
+        // Within the margin means below it: a plan at exactly 90 % would wake the alert that
+        // watches for 90 % (CloudyUpstreamQuotaNearlySpent).
+        if share < 1, refreshes >= 1, refreshes * callsPerRefresh >= allowance - 1e-9 { refreshes -= 1 }
         // ⌈W / I⌉ ≤ n exactly when I ≥ W / n; with no whole refresh in the allowance, paced.
         let seconds = refreshes >= 1 ? window.seconds / refreshes : window.seconds * callsPerRefresh / allowance
         return (seconds - 1e-6).rounded(.up)
