@@ -81,7 +81,7 @@ final class HTMLPagesTests: XCTestCase {
 
     func testEveryPageIsSelfContainedWithoutScript() {
         let pages = render()
-        for page in [pages.landing, pages.notFound] + Array(pages.places.values) {
+        for page in [pages.landing, pages.notFound] + pages.places.names.compactMap({ pages.places[$0] }) {
             let html = String(buffer: page)
             XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
             XCTAssertFalse(html.lowercased().contains("<script"))
