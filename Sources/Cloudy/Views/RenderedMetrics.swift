@@ -23,8 +23,9 @@ public struct RenderedMetrics: Sendable {
         tails = TailCache(processMetrics: processMetrics)
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
-        // The OpenMetrics body as ranges: of `plain` (true) or of `openHeaders` (false).
-        var openRanges: [(fromPlain: Bool, range: Range<Int>)] = []
+        // The text as the formats share it: runs of `plain` both spell alike, and header lines
+        // that differ, as ranges of `plain` and of `openHeaders`.
+        var segments: [Segment] = []
         var plainFrom = 0
         for family in page.sorted() {
             let header = plain.count
@@ -35,24 +36,51 @@ public struct RenderedMetrics: Sendable {
             if openHeaders.bytes[openHeader...].elementsEqual(plain.bytes[header..<samples]) {
                 openHeaders.removeLast(openHeaders.count - openHeader)
             } else {
-                openRanges.append((true, plainFrom..<header))
-                openRanges.append((false, openHeader..<openHeaders.count))
+                segments.append(.shared(plainFrom..<header))
+                segments.append(.differing(plain: header..<samples, open: openHeader..<openHeaders.count))
                 plainFrom = samples
             }
             plain.writeSamples(family)
         }
-        openRanges.append((true, plainFrom..<plain.count))
+        segments.append(.shared(plainFrom..<plain.count))
+        segments.removeAll { if case .shared(let range) = $0 { range.isEmpty } else { false } }
 
         let allocator = ByteBufferAllocator()
         let prometheus = allocator.buffer(bytes: plain.bytes)
         let headers = allocator.buffer(bytes: openHeaders.bytes)
         self.prometheus = prometheus
-        openMetricsParts = openRanges.filter { !$0.range.isEmpty }.map { part in
-            (part.fromPlain ? prometheus : headers).getSlice(at: part.range.lowerBound, length: part.range.count)!
+        func slice(_ buffer: ByteBuffer, _ range: Range<Int>) -> ByteBuffer {
+            buffer.getSlice(at: range.lowerBound, length: range.count)!
         }
-        prometheusGzip = GzipBody(compressing: [plain.bytes[...]])
-        openMetricsGzip = GzipBody(
-            compressing: openRanges.map { ($0.fromPlain ? plain.bytes : openHeaders.bytes)[$0.range] })
+        openMetricsParts = segments.map { segment in
+            switch segment {
+            case .shared(let range): slice(prometheus, range)
+            case .differing(_, let open): slice(headers, open)
+            }
+        }
+        // Each shared run is compressed once, for both formats.
+        var prometheusPieces: [DeflatedPiece] = []
+        var openMetricsPieces: [DeflatedPiece] = []
+        for segment in segments {
+            switch segment {
+            case .shared(let range):
+                let piece = DeflatedPiece(compressing: [plain.bytes[range]])
+                prometheusPieces.append(piece)
+                openMetricsPieces.append(piece)
+            case .differing(let plainRange, let open):
+                prometheusPieces.append(DeflatedPiece(compressing: [plain.bytes[plainRange]]))
+                openMetricsPieces.append(DeflatedPiece(compressing: [openHeaders.bytes[open]]))
+            }
+        }
+        prometheusGzip = GzipBody(pieces: prometheusPieces)
+        openMetricsGzip = GzipBody(pieces: openMetricsPieces)
+    }
+
+    /// A part of the page: spelled alike in both formats (a range of the Prometheus text), or
+    /// a family's header lines, which differ (a range of each format's text).
+    private enum Segment {
+        case shared(Range<Int>)
+        case differing(plain: Range<Int>, open: Range<Int>)
     }
 
     /// The cached body (without the live tail) as buffers to send in order.
