@@ -169,4 +169,7 @@ public final class PlacePages: Sendable {
 
     /// The places' names, in config order.
     public var names: [String] { source.statuses.map(\.place.name) }
+
+    /// How many pages are kept now.
+    var keptCount: Int { kept.withLockedValue { $0.count } }
 }
