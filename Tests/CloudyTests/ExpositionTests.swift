@@ -20,6 +20,26 @@ final class ExpositionTests: XCTestCase {
             """)
     }
 
+    /// The writer spells whole numbers itself, digit by digit; every value reads exactly as
+    /// `SampleValue.format` spells it, at the edges of that fast path too.
+    func testSampleValuesAreSpelledAsSampleValueFormatSpellsThem() {
+        let values: [Double] = [
+            0, -0.0, 1, -1, 7, 10, 99, 100, 1_781_525_700, -1_781_525_700, 999_999_999_999_999, -999_999_999_999_999,
+            1e15, -1e15, 1e16, 0.1, -2.5, 101_450, 24.400000000000002, 1e-300, .nan, .infinity, -.infinity,
+            Double.greatestFiniteMagnitude, 4.4704,
+        ]
+        var page = MetricFamilies()
+        let descriptor = MetricDescriptor("x", .gauge, "X.")
+        for value in values { page.add(descriptor, labels: [("v", "Zürich \"☁️\"")], value: value) }
+        var writer = ExpositionWriter()
+        for family in page.sorted() { writer.writeSamples(family) }
+        XCTAssertEqual(
+            String(decoding: writer.bytes, as: UTF8.self),
+            values.map { "x{v=\"Zürich \\\"☁️\\\"\"} \(SampleValue.format($0))\n" }.joined())
+        XCTAssertEqual(SampleValue.format(-0.0), "0")
+        XCTAssertEqual(SampleValue.format(999_999_999_999_999), "999999999999999")
+    }
+
     func testCountersAreSpelledPerFormat() {
         var page = MetricFamilies()
         page.add(

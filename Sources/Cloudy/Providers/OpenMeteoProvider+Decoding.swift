@@ -93,27 +93,27 @@ struct OpenMeteoForecast: Decodable {
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Hourly: Decodable {
-        let time: [Double?]?
-        let temperature_2m: [Double?]?
-        let precipitation_probability: [Double?]?
-        let precipitation: [Double?]?
-        let wind_speed_10m: [Double?]?
-        let weather_code: [Double?]?
+        let time: Values?
+        let temperature_2m: Values?
+        let precipitation_probability: Values?
+        let precipitation: Values?
+        let wind_speed_10m: Values?
+        let weather_code: Values?
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Daily: Decodable {
-        let time: [Double?]?
-        let temperature_2m_max: [Double?]?
-        let temperature_2m_min: [Double?]?
-        let precipitation_sum: [Double?]?
-        let precipitation_probability_max: [Double?]?
-        let wind_speed_10m_max: [Double?]?
-        let wind_gusts_10m_max: [Double?]?
-        let uv_index_max: [Double?]?
-        let weather_code: [Double?]?
-        let sunrise: [Double?]?
-        let sunset: [Double?]?
+        let time: Values?
+        let temperature_2m_max: Values?
+        let temperature_2m_min: Values?
+        let precipitation_sum: Values?
+        let precipitation_probability_max: Values?
+        let wind_speed_10m_max: Values?
+        let wind_gusts_10m_max: Values?
+        let uv_index_max: Values?
+        let weather_code: Values?
+        let sunrise: Values?
+        let sunset: Values?
     }
 
     /// The snapshot this answer gives, or why it gives none (an error entry, a missing section).
@@ -169,7 +169,7 @@ struct OpenMeteoForecast: Decodable {
     /// The hourly section's steps 1…`hours` in base units. Hours ahead count from the current
     /// whole hour: `hour="1"` is the next whole hour.
     func hourlySteps(now: Double?, hours: Int) -> [HourlyForecast] {
-        guard let hourly, let times = hourly.time else { return [] }
+        guard let hourly, let times = hourly.time?.values else { return [] }
         let units = hourly_units ?? Units()
         let temperature = Series(hourly.temperature_2m, Units.celsius(units.temperature_2m))
         let probability = Series(hourly.precipitation_probability, .ratio)
@@ -201,7 +201,7 @@ struct OpenMeteoForecast: Decodable {
     /// the observation (the API starts daily data at local midnight today; counting by dates
     /// keeps that true whatever the answer holds).
     func dailySteps(now: Double?, offset: Int, days: Int) -> [DailyForecast] {
-        guard let daily, let times = daily.time else { return [] }
+        guard let daily, let times = daily.time?.values else { return [] }
         let units = daily_units ?? Units()
         let maximum = Series(daily.temperature_2m_max, Units.celsius(units.temperature_2m_max))
         let minimum = Series(daily.temperature_2m_min, Units.celsius(units.temperature_2m_min))
@@ -238,13 +238,31 @@ struct OpenMeteoForecast: Decodable {
         return steps
     }
 
+    /// One variable's series as the answer holds it: numbers and nulls.
+    struct Values: Decodable {
+        let values: [Double?]
+
+        /// Element by element through one unkeyed container: decoding `[Double?]` generically
+        /// costs Foundation's decoder a nested decoder and a generic `Optional` per element,
+        /// about ten times more (bench/RESULTS.md, issue 19).
+        init(from decoder: Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            var values: [Double?] = []
+            values.reserveCapacity(container.count ?? 0)
+            while !container.isAtEnd {
+                values.append(try container.decodeNil() ? nil : try container.decode(Double.self))
+            }
+            self.values = values
+        }
+    }
+
     /// One variable's series with its conversion to base units.
     struct Series {
         let values: [Double?]
         let conversion: Units.Conversion
 
-        init(_ values: [Double?]?, _ conversion: Units.Conversion) {
-            self.values = values ?? []
+        init(_ values: Values?, _ conversion: Units.Conversion) {
+            self.values = values?.values ?? []
             self.conversion = conversion
         }
 
