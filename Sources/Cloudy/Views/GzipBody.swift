@@ -16,9 +16,11 @@ public struct GzipBody: Sendable {
     public let length: Int
 
     /// zlib's level for the cached text, chosen by measurement (bench/RESULTS.md, issue 19): on
-    /// the W1000 exposition (17 MB) level 6 took 58 ms of CPU, level 3 26 ms, level 1 21 ms, with
-    /// 8 % and 20 % more bytes per gzip scrape than level 6.
-    public static let level: Int32 = 6
+    /// the W1000 exposition (17.4 MB) level 6 took 58 ms of CPU for 748 KB, level 4 41 ms for
+    /// 754 KB, level 3 25 ms for 808 KB (8 % more bytes per gzip scrape), level 1 21 ms for 901 KB.
+    /// libdeflate was not taken: its whole-buffer API always ends the stream with a final block,
+    /// so the live tail could no longer be appended to the member (see `suffix(appending:)`).
+    public static let level: Int32 = 3
 
     public init(compressing data: [UInt8], level: Int32 = GzipBody.level) {
         self.init(compressing: [data[...]], level: level)
