@@ -124,11 +124,12 @@ final class HTMLPagesTests: XCTestCase {
         let berlin = try XCTUnwrap(store.config.places.first)
         store.record(
             [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo: HTTP 500")))],
-            at: 1781525800)
+            at: 1_781_525_800)
         let before = store.rendered.html
-        XCTAssertTrue(String(buffer: try XCTUnwrap(before.places["Berlin"])).contains("<span class=\"badge\">up</span>"))
+        XCTAssertTrue(
+            String(buffer: try XCTUnwrap(before.places["Berlin"])).contains("<span class=\"badge\">up</span>"))
         XCTAssertFalse(String(buffer: before.landing).contains("HTTP 500"))
-        store.render(now: 1781525820)
+        store.render(now: 1_781_525_820)
         let after = store.rendered.html
         XCTAssertTrue(String(buffer: try XCTUnwrap(after.places["Berlin"])).contains("open-meteo: HTTP 500"))
         XCTAssertTrue(String(buffer: after.landing).contains("open-meteo: HTTP 500"))
@@ -141,7 +142,8 @@ final class HTMLPagesTests: XCTestCase {
         let count = PlacePages.keptPages + 6
         let places = (0..<count).map { Place(name: "Place \($0)", latitude: 1, longitude: 1) }
         let statuses = places.map {
-            PlaceStatus(place: $0, snapshot: PlaceSnapshots.full, lastSuccess: Self.now - 60, lastAttempt: Self.now - 60)
+            PlaceStatus(
+                place: $0, snapshot: PlaceSnapshots.full, lastSuccess: Self.now - 60, lastAttempt: Self.now - 60)
         }
         let config = Config(forecast: ForecastSettings(days: 3, hours: 2), places: places)
         func pages() -> HTMLPages {
