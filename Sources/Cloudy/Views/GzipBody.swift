@@ -49,6 +49,29 @@ public struct GzipBody: Sendable {
         self.length = length
     }
 
+    /// The cached text, read back from `prefix` (for plain scrapes; see `RenderedMetrics`).
+    func inflated() -> ByteBuffer {
+        var member = prefix
+        member.writeBytes(suffix(appending: []))
+        var text = ByteBuffer()
+        text.reserveCapacity(max(length, 1))
+        var stream = z_stream()
+        guard cloudy_inflate_init_gzip(&stream) == Z_OK else { fatalError("zlib inflateInit2 failed") }
+        defer { inflateEnd(&stream) }
+        let status = member.withUnsafeReadableBytes { source in
+            text.withUnsafeMutableWritableBytes { target -> Int32 in
+                stream.next_in = UnsafeMutablePointer(mutating: source.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(target.count)
+                return inflate(&stream, Z_FINISH)
+            }
+        }
+        precondition(status == Z_STREAM_END && Int(stream.total_out) == length, "own gzip member does not inflate")
+        text.moveWriterIndex(forwardBy: length)
+        return text
+    }
+
     /// The bytes that complete the member after `prefix`: `tail` as stored blocks, the last one
     /// final, then CRC-32 and length of the whole text.
     public func suffix(appending tail: [UInt8]) -> [UInt8] {
