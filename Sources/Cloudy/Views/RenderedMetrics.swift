@@ -8,8 +8,9 @@ import NIOCore
 ///
 /// The plain text is not kept: at 1,000 places it is 17 MB, 37 % of the exporter's resident
 /// memory, while Prometheus and the other scrapers ask for gzip. A plain scrape inflates the
-/// member (about 40 ms of CPU at 1,000 places, 3 ms at 100), and the text is then kept for the
-/// plain scrapes that follow, until none has read it for `PlainBodies.keptFor`.
+/// member (the first plain scrape of a W1000 page took 30 ms against 15 ms for the next one),
+/// and the text is then kept for the plain scrapes that follow, until none has read it for
+/// `PlainBodies.keptFor`.
 ///
 /// The two formats spell samples alike and differ only in a few families' `# HELP`/`# TYPE`
 /// lines, so the text they share is compressed once: both members are made of the same
