@@ -20,6 +20,26 @@ final class ExpositionTests: XCTestCase {
             """)
     }
 
+    /// The writer spells whole numbers itself, digit by digit; every value reads exactly as
+    /// `SampleValue.format` spells it, at the edges of that fast path too.
+    func testSampleValuesAreSpelledAsSampleValueFormatSpellsThem() {
+        let values: [Double] = [
+            0, -0.0, 1, -1, 7, 10, 99, 100, 1_781_525_700, -1_781_525_700, 999_999_999_999_999, -999_999_999_999_999,
+            1e15, -1e15, 1e16, 0.1, -2.5, 101_450, 24.400000000000002, 1e-300, .nan, .infinity, -.infinity,
+            Double.greatestFiniteMagnitude, 4.4704,
+        ]
+        var page = MetricFamilies()
+        let descriptor = MetricDescriptor("x", .gauge, "X.")
+        for value in values { page.add(descriptor, labels: [("v", "Zürich \"☁️\"")], value: value) }
+        var writer = ExpositionWriter()
+        for family in page.sorted() { writer.writeSamples(family) }
+        XCTAssertEqual(
+            String(decoding: writer.bytes, as: UTF8.self),
+            values.map { "x{v=\"Zürich \\\"☁️\\\"\"} \(SampleValue.format($0))\n" }.joined())
+        XCTAssertEqual(SampleValue.format(-0.0), "0")
+        XCTAssertEqual(SampleValue.format(999_999_999_999_999), "999999999999999")
+    }
+
     func testCountersAreSpelledPerFormat() {
         var page = MetricFamilies()
         page.add(
@@ -118,9 +138,10 @@ final class ExpositionTests: XCTestCase {
         XCTAssertEqual(Gunzip.decompress(Array(empty.prefix.readableBytesView) + empty.suffix(appending: [])), [])
     }
 
-    /// The OpenMetrics body is slices of the Prometheus text with the differing header lines
-    /// swapped in; put together it must be exactly what the writer spells for OpenMetrics.
-    func testOpenMetricsPartsSpellTheSameTextAsTheWriter() throws {
+    /// Both gzip members are made of the same compressed pieces with the differing header lines
+    /// swapped in; read back (as plain scrapes read them), each must be exactly what the writer
+    /// spells for its format.
+    func testBothFormatsSpellTheSameTextAsTheWriter() throws {
         var page = MetricFamilies()
         let counter = MetricDescriptor("cloudy_exporter_upstream_requests", .counter, "Requests by \"code\".")
         let gauge = MetricDescriptor("weather_temperature_celsius", .gauge, "Air temperature.")
@@ -128,12 +149,37 @@ final class ExpositionTests: XCTestCase {
         page.add(counter, labels: [("code", "200")], value: 3, suffix: "_total")
         page.add(MetricDescriptor("weather_up", .gauge, "1 if \"fine\"."), labels: [("location", "A")], value: 1)
         var writer = ExpositionWriter()
-        for family in page.sorted() { writer.write(family, format: .openMetrics) }
+        var prometheus = ExpositionWriter()
+        for family in page.sorted() {
+            writer.write(family, format: .openMetrics)
+            prometheus.write(family, format: .prometheus)
+        }
         let rendered = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
         XCTAssertEqual(String(buffer: rendered.openMetrics), String(decoding: writer.bytes, as: UTF8.self))
-        XCTAssertGreaterThan(rendered.openMetricsParts.count, 1, "the counter's and the quoted help's headers differ")
+        XCTAssertEqual(String(buffer: rendered.prometheus), String(decoding: prometheus.bytes, as: UTF8.self))
         let gzip = rendered.gzip(.openMetrics)
         XCTAssertEqual(
             Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
+    }
+
+    /// The plain text is inflated from the gzip member when first read, kept while it is read,
+    /// and let go at the next scrape once unread for the kept time.
+    func testPlainTextIsInflatedWhenReadAndLetGoWhenUnread() throws {
+        var page = MetricFamilies()
+        page.add(MetricDescriptor("weather_up", .gauge, "Up."), labels: [("location", "A")], value: 1)
+        let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() })
+        let text = "# HELP weather_up Up.\n# TYPE weather_up gauge\nweather_up{location=\"A\"} 1\n"
+        let kept = PlainBodies(prometheus: rendered.prometheusGzip, openMetrics: rendered.openMetricsGzip)
+        XCTAssertEqual(kept.keptCount, 0, "nothing is inflated before a plain scrape")
+        XCTAssertEqual(String(buffer: kept.text(.prometheus)), text)
+        kept.letGoOfUnread()
+        XCTAssertEqual(kept.keptCount, 1, "read just now: kept")
+        let brief = PlainBodies(prometheus: rendered.prometheusGzip, openMetrics: rendered.openMetricsGzip, keptFor: 0)
+        XCTAssertEqual(String(buffer: brief.text(.openMetrics)), text)
+        brief.letGoOfUnread()
+        XCTAssertEqual(brief.keptCount, 0, "unread for the kept time: let go")
+        XCTAssertEqual(String(buffer: brief.text(.openMetrics)), text, "and inflated again when read")
+        let scrape = rendered.scrapeBody(.prometheus, gzip: false).map { String(buffer: $0) }.joined()
+        XCTAssertEqual(scrape, text)
     }
 }

@@ -81,7 +81,7 @@ final class HTMLPagesTests: XCTestCase {
 
     func testEveryPageIsSelfContainedWithoutScript() {
         let pages = render()
-        for page in [pages.landing, pages.notFound] + Array(pages.places.values) {
+        for page in [pages.landing, pages.notFound] + pages.places.names.compactMap({ pages.places[$0] }) {
             let html = String(buffer: page)
             XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
             XCTAssertFalse(html.lowercased().contains("<script"))
@@ -115,6 +115,51 @@ final class HTMLPagesTests: XCTestCase {
             page.contains("<span class=\"badge\">waiting</span> <span dir=\"auto\">waiting for the first refresh"))
         XCTAssertTrue(page.contains("No weather to show for this place now."))
         XCTAssertFalse(page.contains("class=\"week\""))
+    }
+
+    /// Pages are rendered when first asked for, but from the state of their rendering: a refresh
+    /// recorded since (not yet rendered) does not show, the next rendering does.
+    func testPagesShowTheStateOfTheirRenderingWhenReadLater() throws {
+        let store = try makeServerTestStore(.ready)
+        let berlin = try XCTUnwrap(store.config.places.first)
+        store.record(
+            [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo: HTTP 500")))],
+            at: 1_781_525_800)
+        let before = store.rendered.html
+        XCTAssertTrue(
+            String(buffer: try XCTUnwrap(before.places["Berlin"])).contains("<span class=\"badge\">up</span>"))
+        XCTAssertFalse(String(buffer: before.landing).contains("HTTP 500"))
+        store.render(now: 1_781_525_820)
+        let after = store.rendered.html
+        XCTAssertTrue(String(buffer: try XCTUnwrap(after.places["Berlin"])).contains("open-meteo: HTTP 500"))
+        XCTAssertTrue(String(buffer: after.landing).contains("open-meteo: HTTP 500"))
+        XCTAssertNil(after.places["Paris"], "no page for a name no place has")
+    }
+
+    /// More places than pages kept: every page is still answered, byte for byte what a rendering
+    /// of its own gives, and the kept ones stay the same bytes.
+    func testPagesPastTheKeptOnesAreRenderedOnEachRequest() throws {
+        let count = PlacePages.keptPages + 6
+        let places = (0..<count).map { Place(name: "Place \($0)", latitude: 1, longitude: 1) }
+        let statuses = places.map {
+            PlaceStatus(
+                place: $0, snapshot: PlaceSnapshots.full, lastSuccess: Self.now - 60, lastAttempt: Self.now - 60)
+        }
+        let config = Config(forecast: ForecastSettings(days: 3, hours: 2), places: places)
+        func pages() -> HTMLPages {
+            HTMLPages(
+                config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics",
+                now: Self.now)
+        }
+        let served = pages()
+        for place in places {
+            let first = try XCTUnwrap(served.places[place.name])
+            XCTAssertEqual(first, try XCTUnwrap(served.places[place.name]), place.name)
+            XCTAssertEqual(first, try XCTUnwrap(pages().places[place.name]), place.name)
+            XCTAssertTrue(String(buffer: first).contains("<h1 dir=\"auto\">\(place.name)</h1>"), place.name)
+        }
+        XCTAssertEqual(served.places.keptCount, PlacePages.keptPages)
+        XCTAssertEqual(served.places.names, places.map(\.name))
     }
 
     func compare(_ buffer: ByteBuffer, golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {

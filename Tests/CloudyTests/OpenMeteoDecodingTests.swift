@@ -99,6 +99,33 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertEqual(up.samples.map(\.value), [1])
     }
 
+    /// Sections decode into the series Cloudy reads: a variable it does not read is skipped
+    /// whatever its type (the API may add any), one it reads with the wrong type fails the place.
+    func testVariablesCloudyDoesNotReadAreSkippedWhateverTheirType() throws {
+        let original = try decode("open-meteo-forecast.json", [berlin])[0].get()
+        var json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
+        var hourly = try XCTUnwrap(json["hourly"] as? [String: Any])
+        hourly["time_text"] = ["noon", "one"]
+        hourly["nested"] = ["a": [1, 2]]
+        json["hourly"] = hourly
+        var units = try XCTUnwrap(json["current_units"] as? [String: Any])
+        units["new_variable"] = ["not", "a", "unit"]
+        json["current_units"] = units
+        var current = try XCTUnwrap(json["current"] as? [String: Any])
+        current["condition_text"] = "sunny"
+        json["current"] = current
+        let body = Array(try JSONSerialization.data(withJSONObject: json))
+        XCTAssertEqual(try OpenMeteoProvider.decode(body, places: [berlin], forecast: forecast)[0].get(), original)
+
+        hourly["temperature_2m"] = ["warm"]
+        json["hourly"] = hourly
+        let broken = Array(try JSONSerialization.data(withJSONObject: json))
+        XCTAssertThrowsError(try OpenMeteoProvider.decode(broken, places: [berlin], forecast: forecast)[0].get()) {
+            XCTAssertTrue("\($0)".contains("temperature_2m"), "\($0)")
+        }
+    }
+
     func testErrorBodyReasonIsReported() throws {
         let clock = ManualClock()
         let provider = OpenMeteoProvider(

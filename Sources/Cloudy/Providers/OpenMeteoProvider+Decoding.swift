@@ -6,6 +6,9 @@ extension OpenMeteoProvider {
     /// Decodes an answer for `places` (an object for one place, an array in request order for
     /// several). A place whose entry is broken or lacks a section fails alone; an array of the
     /// wrong length fails the whole batch, since entries can no longer be matched to places.
+    /// A profile boundary: bench/refresh counts this function, less `OpenMeteoForecast.snapshot`, as
+    /// the "decode" phase.
+    @inline(never)
     public static func decode(
         _ body: [UInt8], places: [Place],
         forecast: ForecastSettings
@@ -50,8 +53,9 @@ extension OpenMeteoProvider {
     }
 }
 
-/// One place's answer. Sections are dictionaries so that variables the API adds or drops never
-/// break decoding; every value may be null.
+/// One place's answer, decoded straight into typed series: each section is a struct of arrays
+/// (one optional array per variable Cloudy reads), so no dictionary is built and variables the
+/// API adds are skipped; a variable it drops is nil, and every value may be null.
 // Properties carry the API's own JSON field names, so decoding needs no key mapping.
 // swift-format-ignore: AlwaysUseLowerCamelCase
 struct OpenMeteoForecast: Decodable {
@@ -59,16 +63,62 @@ struct OpenMeteoForecast: Decodable {
     let longitude: Double?
     let utc_offset_seconds: Int?
     let timezone: String?
-    let current_units: [String: String]?
-    let current: [String: Double?]?
-    let hourly_units: [String: String]?
-    let hourly: [String: [Double?]]?
-    let daily_units: [String: String]?
-    let daily: [String: [Double?]]?
+    let current_units: OpenMeteoSectionUnits?
+    let current: Current?
+    let hourly_units: OpenMeteoSectionUnits?
+    let hourly: Hourly?
+    let daily_units: OpenMeteoSectionUnits?
+    let daily: Daily?
     let error: Bool?
     let reason: String?
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    struct Current: Decodable {
+        let time: Double?
+        let temperature_2m: Double?
+        let apparent_temperature: Double?
+        let dew_point_2m: Double?
+        let relative_humidity_2m: Double?
+        let wind_speed_10m: Double?
+        let wind_gusts_10m: Double?
+        let wind_direction_10m: Double?
+        let pressure_msl: Double?
+        let cloud_cover: Double?
+        let precipitation: Double?
+        let uv_index: Double?
+        let visibility: Double?
+        let is_day: Double?
+        let weather_code: Double?
+    }
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    struct Hourly: Decodable {
+        let time: Values?
+        let temperature_2m: Values?
+        let precipitation_probability: Values?
+        let precipitation: Values?
+        let wind_speed_10m: Values?
+        let weather_code: Values?
+    }
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    struct Daily: Decodable {
+        let time: Values?
+        let temperature_2m_max: Values?
+        let temperature_2m_min: Values?
+        let precipitation_sum: Values?
+        let precipitation_probability_max: Values?
+        let wind_speed_10m_max: Values?
+        let wind_gusts_10m_max: Values?
+        let uv_index_max: Values?
+        let weather_code: Values?
+        let sunrise: Values?
+        let sunset: Values?
+    }
+
     /// The snapshot this answer gives, or why it gives none (an error entry, a missing section).
+    /// A profile boundary: bench/refresh counts this function as the "convert" phase.
+    @inline(never)
     func snapshot(forecast: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
         if let reason, error == true {
             return .failure(WeatherFetchError("open-meteo: " + String(reason.prefix(200))))
@@ -77,7 +127,7 @@ struct OpenMeteoForecast: Decodable {
             of: "open-meteo: answer", current: current, hourly: hourly != nil,
             daily: daily != nil, settings: forecast)
         return sections.map { current in
-            let now = current["time"] ?? nil
+            let now = current.time
             let offset = WeatherAPI.plausibleOffset(utc_offset_seconds)
             var snapshot = WeatherSnapshot(
                 current: currentConditions(current), timezone: timezone,
@@ -92,37 +142,43 @@ struct OpenMeteoForecast: Decodable {
         }
     }
 
+    typealias Units = OpenMeteoSectionUnits
+
     /// The current section in base units.
-    func currentConditions(_ current: [String: Double?]) -> CurrentConditions {
-        let units = OpenMeteoSectionUnits(declared: current_units ?? [:])
-        func value(_ key: String) -> Double? { current[key] ?? nil }
+    func currentConditions(_ current: Current) -> CurrentConditions {
+        let units = current_units ?? Units()
         return CurrentConditions(
-            observedAt: value("time"),
-            temperatureCelsius: units.celsius("temperature_2m", value("temperature_2m")),
-            apparentTemperatureCelsius: units.celsius("apparent_temperature", value("apparent_temperature")),
-            dewPointCelsius: units.celsius("dew_point_2m", value("dew_point_2m")),
-            relativeHumidityRatio: units.ratio(value("relative_humidity_2m")),
-            windSpeedMetersPerSecond: units.metersPerSecond("wind_speed_10m", value("wind_speed_10m")),
-            windGustMetersPerSecond: units.metersPerSecond("wind_gusts_10m", value("wind_gusts_10m")),
-            windDirectionDegrees: value("wind_direction_10m"),
-            pressureMslPascals: units.pascals("pressure_msl", value("pressure_msl")),
-            cloudCoverRatio: units.ratio(value("cloud_cover")),
-            precipitationMeters: units.meters(precipitation: "precipitation", value("precipitation")),
-            uvIndex: value("uv_index"),
-            visibilityMeters: units.meters(length: "visibility", value("visibility")),
-            isDay: value("is_day").map { $0 != 0 },
-            conditionCode: value("weather_code").flatMap(Self.code)
+            observedAt: current.time,
+            temperatureCelsius: Units.celsius(units.temperature_2m)(current.temperature_2m),
+            apparentTemperatureCelsius: Units.celsius(units.apparent_temperature)(current.apparent_temperature),
+            dewPointCelsius: Units.celsius(units.dew_point_2m)(current.dew_point_2m),
+            relativeHumidityRatio: Units.Conversion.ratio(current.relative_humidity_2m),
+            windSpeedMetersPerSecond: Units.metersPerSecond(units.wind_speed_10m)(current.wind_speed_10m),
+            windGustMetersPerSecond: Units.metersPerSecond(units.wind_gusts_10m)(current.wind_gusts_10m),
+            windDirectionDegrees: current.wind_direction_10m,
+            pressureMslPascals: Units.pascals(units.pressure_msl)(current.pressure_msl),
+            cloudCoverRatio: Units.Conversion.ratio(current.cloud_cover),
+            precipitationMeters: Units.meters(precipitation: units.precipitation)(current.precipitation),
+            uvIndex: current.uv_index,
+            visibilityMeters: Units.meters(length: units.visibility)(current.visibility),
+            isDay: current.is_day.map { $0 != 0 },
+            conditionCode: current.weather_code.flatMap(Self.code)
         )
     }
 
     /// The hourly section's steps 1…`hours` in base units. Hours ahead count from the current
     /// whole hour: `hour="1"` is the next whole hour.
     func hourlySteps(now: Double?, hours: Int) -> [HourlyForecast] {
-        guard let hourly, let times = hourly["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: hourly_units ?? [:])
-        func series(_ key: String, _ index: Int) -> Double? { Self.value(hourly, key, index) }
+        guard let hourly, let times = hourly.time?.values else { return [] }
+        let units = hourly_units ?? Units()
+        let temperature = Series(hourly.temperature_2m, Units.celsius(units.temperature_2m))
+        let probability = Series(hourly.precipitation_probability, .ratio)
+        let precipitation = Series(hourly.precipitation, Units.meters(precipitation: units.precipitation))
+        let wind = Series(hourly.wind_speed_10m, Units.metersPerSecond(units.wind_speed_10m))
+        let code = Series(hourly.weather_code, .identity)
         let base = now.map { ($0 / 3600).rounded(.down) * 3600 } ?? times.first.flatMap { $0 }
         var steps: [HourlyForecast] = []
+        steps.reserveCapacity(min(hours, times.count))
         for (index, time) in times.enumerated() {
             guard let time, let base, let ahead = ForecastTime.wholeNumber((time - base) / 3600),
                 ahead >= 1, ahead <= hours
@@ -131,11 +187,11 @@ struct OpenMeteoForecast: Decodable {
                 HourlyForecast(
                     hoursAhead: ahead,
                     time: time,
-                    temperatureCelsius: units.celsius("temperature_2m", series("temperature_2m", index)),
-                    precipitationProbabilityRatio: units.ratio(series("precipitation_probability", index)),
-                    precipitationMeters: units.meters(precipitation: "precipitation", series("precipitation", index)),
-                    windSpeedMetersPerSecond: units.metersPerSecond("wind_speed_10m", series("wind_speed_10m", index)),
-                    conditionCode: series("weather_code", index).flatMap(Self.code)
+                    temperatureCelsius: temperature[index],
+                    precipitationProbabilityRatio: probability[index],
+                    precipitationMeters: precipitation[index],
+                    windSpeedMetersPerSecond: wind[index],
+                    conditionCode: code[index].flatMap(Self.code)
                 ))
         }
         return steps
@@ -145,43 +201,75 @@ struct OpenMeteoForecast: Decodable {
     /// the observation (the API starts daily data at local midnight today; counting by dates
     /// keeps that true whatever the answer holds).
     func dailySteps(now: Double?, offset: Int, days: Int) -> [DailyForecast] {
-        guard let daily, let times = daily["time"] else { return [] }
-        let units = OpenMeteoSectionUnits(declared: daily_units ?? [:])
-        func series(_ key: String, _ index: Int) -> Double? { Self.value(daily, key, index) }
+        guard let daily, let times = daily.time?.values else { return [] }
+        let units = daily_units ?? Units()
+        let maximum = Series(daily.temperature_2m_max, Units.celsius(units.temperature_2m_max))
+        let minimum = Series(daily.temperature_2m_min, Units.celsius(units.temperature_2m_min))
+        let precipitation = Series(daily.precipitation_sum, Units.meters(precipitation: units.precipitation_sum))
+        let probability = Series(daily.precipitation_probability_max, .ratio)
+        let wind = Series(daily.wind_speed_10m_max, Units.metersPerSecond(units.wind_speed_10m_max))
+        let gusts = Series(daily.wind_gusts_10m_max, Units.metersPerSecond(units.wind_gusts_10m_max))
+        let uvIndex = Series(daily.uv_index_max, .identity)
+        let code = Series(daily.weather_code, .identity)
+        let sunrise = Series(daily.sunrise, .identity)
+        let sunset = Series(daily.sunset, .identity)
         func localDay(_ time: Double) -> Int? { ForecastTime.localDay(time, offset: offset) }
         let today = now.flatMap(localDay) ?? times.first.flatMap { $0 }.flatMap(localDay)
         var steps: [DailyForecast] = []
+        steps.reserveCapacity(min(days, times.count))
         for (index, time) in times.enumerated() {
             guard let time, let today, let day = localDay(time), day - today >= 0, day - today < days else { continue }
             steps.append(
                 DailyForecast(
                     daysAhead: day - today,
                     date: time,
-                    temperatureMaxCelsius: units.celsius("temperature_2m_max", series("temperature_2m_max", index)),
-                    temperatureMinCelsius: units.celsius("temperature_2m_min", series("temperature_2m_min", index)),
-                    precipitationSumMeters: units.meters(
-                        precipitation: "precipitation_sum",
-                        series("precipitation_sum", index)),
-                    precipitationProbabilityRatio: units.ratio(series("precipitation_probability_max", index)),
-                    windSpeedMaxMetersPerSecond: units.metersPerSecond(
-                        "wind_speed_10m_max",
-                        series("wind_speed_10m_max", index)),
-                    windGustMaxMetersPerSecond: units.metersPerSecond(
-                        "wind_gusts_10m_max",
-                        series("wind_gusts_10m_max", index)),
-                    uvIndexMax: series("uv_index_max", index),
-                    conditionCode: series("weather_code", index).flatMap(Self.code),
-                    sunrise: series("sunrise", index),
-                    sunset: series("sunset", index)
+                    temperatureMaxCelsius: maximum[index],
+                    temperatureMinCelsius: minimum[index],
+                    precipitationSumMeters: precipitation[index],
+                    precipitationProbabilityRatio: probability[index],
+                    windSpeedMaxMetersPerSecond: wind[index],
+                    windGustMaxMetersPerSecond: gusts[index],
+                    uvIndexMax: uvIndex[index],
+                    conditionCode: code[index].flatMap(Self.code),
+                    sunrise: sunrise[index],
+                    sunset: sunset[index]
                 ))
         }
         return steps
     }
 
-    /// Element `index` of a section's series `key`; nil when the series is missing or short.
-    private static func value(_ section: [String: [Double?]], _ key: String, _ index: Int) -> Double? {
-        guard let values = section[key], index < values.count else { return nil }
-        return values[index]
+    /// One variable's series as the answer holds it: numbers and nulls.
+    struct Values: Decodable {
+        let values: [Double?]
+
+        /// Element by element through one unkeyed container: decoding `[Double?]` generically
+        /// costs Foundation's decoder a nested decoder and a generic `Optional` per element,
+        /// about ten times more (bench/RESULTS.md, issue 19).
+        init(from decoder: Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            var values: [Double?] = []
+            values.reserveCapacity(container.count ?? 0)
+            while !container.isAtEnd {
+                values.append(try container.decodeNil() ? nil : try container.decode(Double.self))
+            }
+            self.values = values
+        }
+    }
+
+    /// One variable's series with its conversion to base units.
+    struct Series {
+        let values: [Double?]
+        let conversion: Units.Conversion
+
+        init(_ values: Values?, _ conversion: Units.Conversion) {
+            self.values = values?.values ?? []
+            self.conversion = conversion
+        }
+
+        /// Element `index` in base units; nil when the series is missing or short, or the value null.
+        subscript(index: Int) -> Double? {
+            index < values.count ? conversion(values[index]) : nil
+        }
     }
 
     /// A WMO weather code, or nil for a number no code has.

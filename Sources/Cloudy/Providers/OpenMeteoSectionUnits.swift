@@ -1,55 +1,74 @@
 /// One section's declared units (`current_units`, `hourly_units` or `daily_units`), converting
 /// that section's values to base units, so the exporter stays right whatever unit parameters a
-/// server applied.
-struct OpenMeteoSectionUnits {
-    /// The section's `*_units` object: variable name → unit string.
-    let declared: [String: String]
+/// server applied. Decoded as typed fields: only the variables whose unit matters are read (the
+/// API declares a unit for every variable; the others are skipped, never copied).
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct OpenMeteoSectionUnits: Decodable {
+    var temperature_2m: String?
+    var apparent_temperature: String?
+    var dew_point_2m: String?
+    var temperature_2m_max: String?
+    var temperature_2m_min: String?
+    var wind_speed_10m: String?
+    var wind_gusts_10m: String?
+    var wind_speed_10m_max: String?
+    var wind_gusts_10m_max: String?
+    var precipitation: String?
+    var precipitation_sum: String?
+    var pressure_msl: String?
+    var visibility: String?
 
-    func celsius(_ key: String, _ value: Double?) -> Double? {
-        guard let value else { return nil }
-        switch declared[key] {
-        case "°F": return (value - 32) * 5 / 9
-        default: return value
+    /// A section without a `*_units` object: every value in the API's default unit.
+    init() {}
+
+    /// A value in its declared unit to the base unit; looked up once per series, applied per value.
+    struct Conversion: Sendable {
+        let toBase: @Sendable (Double) -> Double
+
+        func callAsFunction(_ value: Double?) -> Double? { value.map(toBase) }
+
+        static let identity = Conversion { $0 }
+        /// Percent → 0…1 (humidity, cloud cover, probabilities: the API has no other unit).
+        static let ratio = Conversion { $0 / 100 }
+    }
+
+    static func celsius(_ declared: String?) -> Conversion {
+        switch declared {
+        case "°F": return Conversion { ($0 - 32) * 5 / 9 }
+        default: return .identity
         }
     }
 
-    func metersPerSecond(_ key: String, _ value: Double?) -> Double? {
-        guard let value else { return nil }
-        switch declared[key] {
-        case "m/s": return value
-        case "mp/h", "mph": return WindSpeedUnit.milesPerHour.toMetersPerSecond(value)
-        case "kn", "kt", "knots": return WindSpeedUnit.knots.toMetersPerSecond(value)
-        default: return WindSpeedUnit.kilometersPerHour.toMetersPerSecond(value)  // "km/h", the API's default
+    static func metersPerSecond(_ declared: String?) -> Conversion {
+        switch declared {
+        case "m/s": return .identity
+        case "mp/h", "mph": return Conversion { WindSpeedUnit.milesPerHour.toMetersPerSecond($0) }
+        case "kn", "kt", "knots": return Conversion { WindSpeedUnit.knots.toMetersPerSecond($0) }
+        default: return Conversion { WindSpeedUnit.kilometersPerHour.toMetersPerSecond($0) }  // "km/h", the default
         }
     }
 
-    func meters(precipitation key: String, _ value: Double?) -> Double? {
-        guard let value else { return nil }
-        switch declared[key] {
-        case "inch": return value * 0.0254
-        case "cm": return value / 100
-        default: return value / 1000  // "mm"
+    static func meters(precipitation declared: String?) -> Conversion {
+        switch declared {
+        case "inch": return Conversion { $0 * 0.0254 }
+        case "cm": return Conversion { $0 / 100 }
+        default: return Conversion { $0 / 1000 }  // "mm"
         }
     }
 
-    func meters(length key: String, _ value: Double?) -> Double? {
-        guard let value else { return nil }
-        switch declared[key] {
-        case "ft": return value * 0.3048
-        default: return value
+    static func meters(length declared: String?) -> Conversion {
+        switch declared {
+        case "ft": return Conversion { $0 * 0.3048 }
+        default: return .identity
         }
     }
 
-    func pascals(_ key: String, _ value: Double?) -> Double? {
-        guard let value else { return nil }
-        switch declared[key] {
-        case "Pa": return value
-        case "kPa": return value * 1000
-        default: return value * 100  // "hPa"
+    static func pascals(_ declared: String?) -> Conversion {
+        switch declared {
+        case "Pa": return .identity
+        case "kPa": return Conversion { $0 * 1000 }
+        default: return Conversion { $0 * 100 }  // "hPa"
         }
-    }
-
-    func ratio(_ value: Double?) -> Double? {
-        value.map { $0 / 100 }
     }
 }

@@ -52,7 +52,7 @@ public struct ExpositionWriter {
                 bytes.append(UInt8(ascii: "}"))
             }
             bytes.append(UInt8(ascii: " "))
-            append(SampleValue.format(sample.value))
+            appendValue(sample.value)
             bytes.append(UInt8(ascii: "\n"))
         }
     }
@@ -66,8 +66,43 @@ public struct ExpositionWriter {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// `SampleValue.format(value)`, with whole numbers written digit by digit (most values of a
+    /// page are: timestamps, codes, percentages) instead of through a `String`.
+    private mutating func appendValue(_ value: Double) {
+        guard value == value.rounded(), abs(value) < 1e15 else {
+            append(SampleValue.format(value))
+            return
+        }
+        var whole = Int64(value)
+        if whole < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            whole = -whole
+        }
+        var digits: (UInt64, UInt64) = (0, 0)  // 16 bytes: enough for the 15 digits of abs(value) < 1e15
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            bytes.append(contentsOf: buffer[position...])
+        }
+    }
+
     /// Backslash, newline and (in label values) double quote are the only escapes the formats have.
     private mutating func appendEscaped(_ text: String, quotes: Bool) {
+        var text = text
+        let plain = text.withUTF8 { utf8 in
+            guard
+                !utf8.contains(where: {
+                    $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || (quotes && $0 == UInt8(ascii: "\""))
+                })
+            else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain { return }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\\"):

@@ -5,51 +5,71 @@ import NIOCore
 /// (the `process_*` metrics) can be appended per scrape without compressing the big cached part
 /// again: the tail goes in a final *stored* block, and the trailer's CRC-32 is combined from
 /// the two parts. Compression happens once per refresh; a scrape costs a CRC of a few hundred bytes.
+///
+/// The deflate stream is made of `DeflatedPiece`s, each compressed on its own, so the two
+/// exposition formats (the same text but for a few header lines) share the compressed text
+/// instead of compressing it twice.
 public struct GzipBody: Sendable {
     /// gzip header + deflate blocks of the cached text, ending with a sync flush (not final).
     public let prefix: ByteBuffer
     public let crc: UInt32
     public let length: Int
 
-    public init(compressing data: [UInt8], level: Int32 = 6) {
+    /// zlib's level for the cached text, chosen by measurement (bench/RESULTS.md, issue 19): on
+    /// the W1000 exposition (17.4 MB) level 6 took 58 ms of CPU for 748 KB, level 4 41 ms for
+    /// 754 KB, level 3 25 ms for 808 KB (8 % more bytes per gzip scrape), level 1 21 ms for 901 KB.
+    /// libdeflate was not taken: its whole-buffer API always ends the stream with a final block,
+    /// so the live tail could no longer be appended to the member (see `suffix(appending:)`).
+    public static let level: Int32 = 3
+
+    public init(compressing data: [UInt8], level: Int32 = GzipBody.level) {
         self.init(compressing: [data[...]], level: level)
     }
 
     /// Compresses the concatenation of `chunks` (no contiguous copy of the text is made).
-    public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = 6) {
-        let chunks = chunks.isEmpty ? [[]] : chunks
-        var stream = z_stream()
-        guard cloudy_deflate_init_raw(&stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
-        defer { deflateEnd(&stream) }
-        let total = chunks.reduce(0) { $0 + $1.count }
+    public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = GzipBody.level) {
+        self.init(pieces: [DeflatedPiece(compressing: chunks, level: level)])
+    }
+
+    /// The member whose text is the pieces' texts in order.
+    public init(pieces: [DeflatedPiece]) {
         let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]
         var out = ByteBuffer()
-        out.reserveCapacity(header.count + Int(deflateBound(&stream, uLong(total))) + 16)
+        out.reserveCapacity(header.count + pieces.reduce(0) { $0 + $1.deflated.readableBytes })
         out.writeBytes(header)
         var crc = UInt32(crc32(0, nil, 0))
-        for (index, chunk) in chunks.enumerated() {
-            let flush = index == chunks.count - 1 ? Z_SYNC_FLUSH : Z_NO_FLUSH
-            chunk.withUnsafeBufferPointer { source in
-                crc = UInt32(crc32(uLong(crc), source.baseAddress, uInt(source.count)))
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = uInt(source.count)
-                repeat {
-                    if out.writableBytes < 64 * 1024 { out.reserveCapacity(out.writerIndex + 256 * 1024) }
-                    let produced: Int = out.withUnsafeMutableWritableBytes { target in
-                        stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                        stream.avail_out = uInt(target.count)
-                        let status = deflate(&stream, flush)
-                        precondition(status == Z_OK || status == Z_BUF_ERROR, "zlib deflate failed: \(status)")
-                        return target.count - Int(stream.avail_out)
-                    }
-                    out.moveWriterIndex(forwardBy: produced)
-                    // Done with this chunk once zlib took all input and had room left to flush.
-                } while stream.avail_in > 0 || stream.avail_out == 0
-            }
+        var length = 0
+        for piece in pieces {
+            out.writeImmutableBuffer(piece.deflated)
+            crc = UInt32(crc32_combine(uLong(crc), uLong(piece.crc), off_t(piece.length)))
+            length += piece.length
         }
         self.prefix = out
         self.crc = crc
-        self.length = total
+        self.length = length
+    }
+
+    /// The cached text, read back from `prefix` (for plain scrapes; see `RenderedMetrics`).
+    func inflated() -> ByteBuffer {
+        var member = prefix
+        member.writeBytes(suffix(appending: []))
+        var text = ByteBuffer()
+        text.reserveCapacity(max(length, 1))
+        var stream = z_stream()
+        guard cloudy_inflate_init_gzip(&stream) == Z_OK else { fatalError("zlib inflateInit2 failed") }
+        defer { inflateEnd(&stream) }
+        let status = member.withUnsafeReadableBytes { source in
+            text.withUnsafeMutableWritableBytes { target -> Int32 in
+                stream.next_in = UnsafeMutablePointer(mutating: source.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(target.count)
+                return inflate(&stream, Z_FINISH)
+            }
+        }
+        precondition(status == Z_STREAM_END && Int(stream.total_out) == length, "own gzip member does not inflate")
+        text.moveWriterIndex(forwardBy: length)
+        return text
     }
 
     /// The bytes that complete the member after `prefix`: `tail` as stored blocks, the last one
@@ -75,5 +95,51 @@ public struct GzipBody: Sendable {
         for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((combined >> UInt32(shift)) & 0xFF)) }
         for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((total >> UInt32(shift)) & 0xFF)) }
         return out
+    }
+}
+
+/// Raw deflate blocks of one piece of text, compressed with a fresh history (nothing refers to
+/// bytes before the piece) and ending with a sync flush (byte-aligned, not final): pieces put
+/// one after another are one valid deflate stream, whatever came before each.
+public struct DeflatedPiece: Sendable {
+    public let deflated: ByteBuffer
+    public let crc: UInt32
+    public let length: Int
+
+    /// Compresses the concatenation of `chunks` (no contiguous copy of the text is made).
+    /// A profile boundary: bench/refresh counts this function as the "compress" phase.
+    @inline(never)
+    public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = GzipBody.level) {
+        let chunks = chunks.isEmpty ? [[]] : chunks
+        var stream = z_stream()
+        guard cloudy_deflate_init_raw(&stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
+        defer { deflateEnd(&stream) }
+        let total = chunks.reduce(0) { $0 + $1.count }
+        var out = ByteBuffer()
+        out.reserveCapacity(Int(deflateBound(&stream, uLong(total))) + 16)
+        var crc = UInt32(crc32(0, nil, 0))
+        for (index, chunk) in chunks.enumerated() {
+            let flush = index == chunks.count - 1 ? Z_SYNC_FLUSH : Z_NO_FLUSH
+            chunk.withUnsafeBufferPointer { source in
+                crc = UInt32(crc32(uLong(crc), source.baseAddress, uInt(source.count)))
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                repeat {
+                    if out.writableBytes < 64 * 1024 { out.reserveCapacity(out.writerIndex + 256 * 1024) }
+                    let produced: Int = out.withUnsafeMutableWritableBytes { target in
+                        stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                        stream.avail_out = uInt(target.count)
+                        let status = deflate(&stream, flush)
+                        precondition(status == Z_OK || status == Z_BUF_ERROR, "zlib deflate failed: \(status)")
+                        return target.count - Int(stream.avail_out)
+                    }
+                    out.moveWriterIndex(forwardBy: produced)
+                    // Done with this chunk once zlib took all input and had room left to flush.
+                } while stream.avail_in > 0 || stream.avail_out == 0
+            }
+        }
+        self.deflated = out
+        self.crc = crc
+        self.length = total
     }
 }
