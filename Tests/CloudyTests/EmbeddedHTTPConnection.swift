@@ -9,7 +9,7 @@ import XCTest
 /// `HTTPServer` builds for every accepted connection (deadline, NIO's HTTP/1.1 codec,
 /// `HTTPRequestHandler` and `Routes`). Requests go in as the bytes a client sends; the bytes the
 /// server writes are parsed back into responses. Nothing runs by itself: time moves only with
-/// `advanceTime(by:)`, and a reload the handler hands off the event loop waits until
+/// `advanceTime(by:)`, and a reload or a bcrypt the handler hands off the event loop waits until
 /// `runOffloadedWork()`.
 final class EmbeddedHTTPConnection {
     struct Response {
@@ -39,9 +39,9 @@ final class EmbeddedHTTPConnection {
 
     init(routes: Routes) throws {
         let offloaded = self.offloaded
-        try HTTPServer.configureConnection(channel.pipeline.syncOperations, routes: routes) { work in
-            offloaded.withLockedValue { $0.append(work) }
-        }
+        let offload: HTTPRequestHandler.Offload = { work in offloaded.withLockedValue { $0.append(work) } }
+        try HTTPServer.configureConnection(
+            channel.pipeline.syncOperations, routes: routes, offload: offload, offloadLogin: offload)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 10150)).wait()
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
 import XCTest
 
 @testable import Cloudy
@@ -25,13 +28,31 @@ final class WebAccessTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func connection(_ yaml: String) throws -> (EmbeddedHTTPConnection, WebConfigReloader) {
+    /// Re-reads of the web config, handed off by `current()`; they run when the test says.
+    let rereads = QueuedWork()
+
+    func connection(_ yaml: String, maximumPendingLogins: Int = LoginCheckQueue.defaultMaximumPending) throws
+        -> (EmbeddedHTTPConnection, WebConfigReloader)
+    {
         try yaml.write(to: webFile, atomically: true, encoding: .utf8)
-        let web = try WebConfigReloader(path: webFile.path, clock: clock, logger: log.logger)
-        let routes = Routes(
+        let web = try WebConfigReloader(
+            path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload,
+            loginChecks: LoginCheckQueue(maximumPending: maximumPendingLogins))
+        return (try EmbeddedHTTPConnection(routes: routes(web)), web)
+    }
+
+    func routes(_ web: WebConfigReloader) throws -> Routes {
+        Routes(
             store: try makeServerTestStore(.ready), telemetryPath: "/metrics", webConfig: web,
             reload: ReloadRecorder().reload)
-        return (try EmbeddedHTTPConnection(routes: routes), web)
+    }
+
+    /// Writes `yaml` as the web config, lets the next look see it, and runs the re-read it starts.
+    func reread(_ web: WebConfigReloader, _ yaml: String) throws {
+        try yaml.write(to: webFile, atomically: true, encoding: .utf8)
+        clock.advance(by: 1)
+        _ = web.current()
+        XCTAssertEqual(rereads.run(), 1, "one re-read")
     }
 
     func basic(_ user: String, _ password: String) -> String {
@@ -153,11 +174,15 @@ final class WebAccessTests: XCTestCase {
         server.runOffloadedWork()
         XCTAssertEqual(try XCTUnwrap(server.readResponse()).status, 200)
 
-        // A new user list: seen at the next look (once a second on the clock).
+        // A new user list: seen at the next look (once a second on the clock), read off the
+        // event loop; the request that looked is served with the config in force until then.
         let otherHash = try TestCertificates.htpasswdHash("other")
         try "basic_auth_users:\n  grafana: \"\(otherHash)\"\n".write(to: webFile, atomically: true, encoding: .utf8)
         XCTAssertEqual(try server.request("/metrics", headers: [login]).status, 200, "not looked at yet")
+        XCTAssertEqual(rereads.count, 0)
         clock.advance(by: 1)
+        XCTAssertEqual(try server.request("/metrics", headers: [login]).status, 200, "the re-read is not done")
+        XCTAssertEqual(rereads.run(), 1)
         try server.send("GET", "/metrics", headers: [login])
         server.runOffloadedWork()
         XCTAssertEqual(try XCTUnwrap(server.readResponse()).status, 401, "prometheus is gone")
@@ -171,6 +196,7 @@ final class WebAccessTests: XCTestCase {
             try server.send("GET", "/metrics", headers: [basic("grafana", "other")])
             server.runOffloadedWork()
             XCTAssertEqual(try XCTUnwrap(server.readResponse()).status, 200)
+            rereads.run()
         }
         XCTAssertEqual(gauge(web), 0)
         XCTAssertEqual(log.entries(containing: "web config re-read refused").count, 1, "logged once")
@@ -181,22 +207,216 @@ final class WebAccessTests: XCTestCase {
         XCTAssertTrue(everything.contains("basic_auth_users.grafana"), everything)
 
         // Fixed again: back to 1.
-        try "basic_auth_users:\n  grafana: \"\(otherHash)\"\n".write(to: webFile, atomically: true, encoding: .utf8)
-        clock.advance(by: 1)
-        _ = web.current()
+        try reread(web, "basic_auth_users:\n  grafana: \"\(otherHash)\"\n")
         XCTAssertEqual(gauge(web), 1)
     }
 
     func testTLSCannotBeTurnedOnByAReRead() throws {
         let (_, web) = try connection(users)
         let directory = try TestCertificates.directory().path
-        try "tls_server_config:\n  cert_file: \(directory)/server.pem\n  key_file: \(directory)/server.key\n"
-            .write(to: webFile, atomically: true, encoding: .utf8)
-        clock.advance(by: 1)
+        try reread(
+            web, "tls_server_config:\n  cert_file: \(directory)/server.pem\n  key_file: \(directory)/server.key\n")
         XCTAssertNil(web.current().tls)
         XCTAssertEqual(gauge(web), 0)
         XCTAssertEqual(
             log.entries(containing: "refused").first?.metadata["reason"]?.description.contains("restart"), true)
+    }
+
+    /// Adding a costly user to a running config: the re-read (files, users, TLS) is handed off the
+    /// event loop, requests and new connections go on with the last good config meanwhile, no
+    /// second re-read starts while one runs, and the new config applies once it is done.
+    func testAReReadRunsOffTheEventLoopOneAtATime() throws {
+        let (server, web) = try connection(users)
+        let login = basic("prometheus", Self.password)
+        try server.send("GET", "/metrics", headers: [login])
+        server.runOffloadedWork()
+        XCTAssertEqual(try XCTUnwrap(server.readResponse()).status, 200)
+
+        // A well-formed hash at cost 15 (never run here: nobody logs in as alice).
+        let costly = Bcrypt.withCost(try TestCertificates.htpasswdHash("alice's"), 15)
+        try (users + "  alice: \"\(costly)\"\n").write(to: webFile, atomically: true, encoding: .utf8)
+        clock.advance(by: 1)
+        XCTAssertEqual(try server.request("/metrics", headers: [login]).status, 200)
+        XCTAssertEqual(rereads.count, 1, "the re-read is handed off, not run by the request")
+        XCTAssertTrue(web.isRereading)
+        XCTAssertEqual(web.current().policy.auth?.users.count, 1, "the last good config serves meanwhile")
+        let newcomer = try EmbeddedHTTPConnection(routes: routes(web))
+        XCTAssertEqual(try newcomer.request("/metrics", headers: [login]).status, 200, "a new connection too")
+        for _ in 0..<3 {
+            clock.advance(by: 1)
+            try (users + "  alice: \"\(costly)\"\n").write(to: webFile, atomically: true, encoding: .utf8)
+            _ = web.current()
+        }
+        XCTAssertEqual(rereads.count, 1, "never two re-reads at once")
+
+        XCTAssertEqual(rereads.run(), 1)
+        XCTAssertFalse(web.isRereading)
+        let auth = try XCTUnwrap(web.current().policy.auth)
+        XCTAssertEqual(auth.users.keys.sorted(), ["alice", "prometheus"])
+        XCTAssertEqual(auth.topCost, 15)
+        XCTAssertEqual(Bcrypt.cost(of: auth.dummyHash), 15)
+        // Changed again: the next look starts the next re-read.
+        try (users + "  alice: \"\(costly)\"\n  bob: \"\(hash)\"\n").write(
+            to: webFile, atomically: true, encoding: .utf8)
+        clock.advance(by: 1)
+        _ = web.current()
+        XCTAssertEqual(rereads.run(), 1)
+        XCTAssertEqual(web.current().policy.auth?.users.keys.sorted(), ["alice", "bob", "prometheus"])
+        XCTAssertEqual(log.entries(containing: "web config re-read").count, 2)
+    }
+
+    /// Every login that is not cached does the bcrypt work of the highest cost, whether the user
+    /// is known, unknown, at a lower cost, right or wrong: counted in rounds (2^cost per bcrypt)
+    /// through the verifier, which runs the real bcrypt.
+    func testEveryUncachedCheckDoesTheWorkOfTheHighestCost() throws {
+        let rounds = NIOLockedValueBox(0)
+        let users = [
+            "alice": try TestCertificates.htpasswdHash("alice's", cost: 7),
+            "bob": try TestCertificates.htpasswdHash("bob's", cost: 4),
+            "carol": try TestCertificates.htpasswdHash("carol's", cost: 5),
+        ]
+        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: BasicAuth.dummyCost(users))) {
+            password, hash in
+            rounds.withLockedValue { $0 += 1 << (Bcrypt.cost(of: hash) ?? 0) }
+            return Bcrypt.verify(password: password, hash: hash)
+        }
+        let tries: [(String, String, Bool)] = [
+            ("alice", "wrong", false), ("bob", "wrong", false), ("carol", "wrong", false),
+            ("nobody", "bob's", false), ("bob", String(repeating: "x", count: 80), false),
+            ("bob", "bob's", true), ("alice", "alice's", true),
+        ]
+        for (user, password, expected) in tries {
+            rounds.withLockedValue { $0 = 0 }
+            guard case .needsBcrypt(let check) = auth.check(authorization: "Basic " + Self.base64(user, password))
+            else { return XCTFail("\(user) was not checked") }
+            XCTAssertEqual(check(), expected, user)
+            XCTAssertEqual(rounds.withLockedValue { $0 }, 1 << 7, "\(user) with \(password.prefix(8))")
+        }
+    }
+
+    /// The same with the real bcrypt's CPU time on this thread (not wall time): a wrong password
+    /// for a cost-4 user costs what one for a cost-9 user does (without padding: 1/32 of it).
+    func testAWrongPasswordForACheapUserTakesTheCPUTimeOfTheCostliest() throws {
+        let users = [
+            "alice": try TestCertificates.htpasswdHash("alice's", cost: 9),
+            "bob": try TestCertificates.htpasswdHash("bob's", cost: 4),
+        ]
+        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: 9))
+        func cpuTime(_ user: String) -> Double {
+            (0..<3).map { _ in
+                let before = Self.threadCPUTime()
+                _ = auth.verify(password: Array("wrong".utf8), hash: users[user])
+                return Self.threadCPUTime() - before
+            }.min()!
+        }
+        let alice = cpuTime("alice")
+        let bob = cpuTime("bob")
+        let nobody = cpuTime("nobody")
+        XCTAssertGreaterThan(bob / alice, 0.75, "bob \(bob) s, alice \(alice) s")
+        XCTAssertLessThan(bob / alice, 1.33, "bob \(bob) s, alice \(alice) s")
+        XCTAssertGreaterThan(nobody / alice, 0.75, "nobody \(nobody) s, alice \(alice) s")
+        XCTAssertLessThan(nobody / alice, 1.33, "nobody \(nobody) s, alice \(alice) s")
+    }
+
+    /// Over the bound on logins waiting for bcrypt, a login not in the cache is answered 503 at
+    /// once; a cached one still gets in; the bound frees as checks finish.
+    func testLoginsOverTheBoundAreAnswered503AtOnce() throws {
+        let (first, web) = try connection(users, maximumPendingLogins: 2)
+        let login = basic("prometheus", Self.password)
+        try first.send("GET", "/metrics", headers: [login])
+        first.runOffloadedWork()
+        XCTAssertEqual(try XCTUnwrap(first.readResponse()).status, 200)
+
+        let waiting = [
+            try EmbeddedHTTPConnection(routes: routes(web)), try EmbeddedHTTPConnection(routes: routes(web)),
+        ]
+        for (n, connection) in waiting.enumerated() {
+            try connection.send("GET", "/metrics", headers: [basic("prometheus", "wrong \(n)")])
+            XCTAssertNil(try connection.readResponse())
+        }
+        XCTAssertEqual(web.loginChecks.count, 2)
+        let over = try EmbeddedHTTPConnection(routes: routes(web))
+        let busy = try over.request("/metrics", headers: [basic("prometheus", "wrong again")])
+        XCTAssertEqual(busy.status, 503)
+        XCTAssertEqual(busy.text, "503 too many logins waiting to be checked; try again shortly\n")
+        XCTAssertEqual(busy.header("Retry-After"), "1")
+        XCTAssertEqual(over.offloadedWorkCount, 0, "no bcrypt queued for it")
+        XCTAssertTrue(over.isOpen)
+        XCTAssertEqual(try over.request("/metrics", headers: [login]).status, 200, "a cached login gets in")
+
+        waiting[0].runOffloadedWork()
+        XCTAssertEqual(try XCTUnwrap(waiting[0].readResponse()).status, 401)
+        XCTAssertEqual(web.loginChecks.count, 1)
+        try over.send("GET", "/metrics", headers: [basic("prometheus", "wrong again")])
+        XCTAssertEqual(over.offloadedWorkCount, 1, "room again: checked")
+        over.runOffloadedWork()
+        waiting[1].runOffloadedWork()
+        XCTAssertEqual(try XCTUnwrap(over.readResponse()).status, 401)
+        XCTAssertEqual(web.loginChecks.count, 0)
+    }
+
+    /// Refusals are never cached, so any number of distinct wrong logins leaves a good one cached.
+    func testWrongLoginsNeverEvictAGoodOne() throws {
+        let users = ["prometheus": hash]
+        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: 4), cache: LoginCache(capacity: 4))
+        let good = "Basic " + Self.base64("prometheus", Self.password)
+        guard case .needsBcrypt(let check) = auth.check(authorization: good) else { return XCTFail("not checked") }
+        XCTAssertTrue(check())
+        for n in 0..<40 {
+            guard case .needsBcrypt(let check) = auth.check(authorization: "Basic " + Self.base64("user\(n)", "\(n)"))
+            else { return XCTFail("wrong login \(n) was answered from the cache") }
+            XCTAssertFalse(check())
+        }
+        XCTAssertEqual(auth.cache.count, 1, "only the good login is kept")
+        guard case .verified = auth.check(authorization: good) else { return XCTFail("the good login was evicted") }
+    }
+
+    /// `client_allowed_sans` with RequireAnyClientCert (the chain never verified) is taken, as in
+    /// the toolkit, with a warning at start and at each re-read; with RequireAndVerifyClientCert none.
+    func testClientAllowedSANsWithoutVerificationAreWarnedAbout() throws {
+        let certificates = try TestCertificates.directory().path
+        let tls =
+            "tls_server_config:\n  cert_file: \(certificates)/server.pem\n  key_file: \(certificates)/server.key\n"
+        let anyCert = tls + "  client_auth_type: RequireAnyClientCert\n  client_allowed_sans: [scraper.example]\n"
+        let (_, web) = try connection(anyCert)
+        let warning = "client_allowed_sans: with client_auth_type RequireAnyClientCert"
+        XCTAssertEqual(log.entries(containing: warning).map(\.level), [.warning])
+        try reread(web, anyCert + "  min_version: TLS13\n")
+        XCTAssertEqual(log.entries(containing: warning).count, 2, "again at the re-read")
+        try reread(
+            web,
+            tls + "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: \(certificates)/ca.pem\n"
+                + "  client_allowed_sans: [scraper.example]\n")
+        XCTAssertEqual(web.current().tls?.clientAuth, .requireAndVerifyClientCert)
+        XCTAssertEqual(log.entries(containing: warning).count, 2, "verified: no warning")
+    }
+
+    /// Plain HTTP to the TLS port: the 400 is written once, however many reads come before the
+    /// close (here the write is held, as a slow socket holds it).
+    func testPlainHTTPOnTheTLSPortIsAnsweredOnce() throws {
+        let channel = EmbeddedChannel()
+        let held = HeldWrites()
+        try channel.pipeline.syncOperations.addHandler(held)
+        try channel.pipeline.syncOperations.addHandler(PlainHTTPOnTLSPort())
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 10150)).wait()
+        for part in ["GET /metrics HTTP/1.1\r\n", "Host: x\r\n\r\n", "GET / HTTP/1.1\r\n\r\n"] {
+            try channel.writeInbound(ByteBuffer(string: part))
+        }
+        XCTAssertEqual(held.writes.map { String(buffer: $0) }, [PlainHTTPOnTLSPort.answer])
+        XCTAssertTrue(channel.isActive, "closed once the answer is written")
+        held.release()
+        XCTAssertFalse(channel.isActive)
+        _ = try? channel.finish(acceptAlreadyClosed: true)
+    }
+
+    static func base64(_ user: String, _ password: String) -> String {
+        Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    static func threadCPUTime() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The two gauges as a scrape appends them, compared with Fixtures/golden/web-config.prom
@@ -219,5 +439,46 @@ final class WebAccessTests: XCTestCase {
         web.addMetrics(to: MetricFamilies()).families.first {
             $0.descriptor == WebConfigReloader.lastReloadSuccessful
         }?.samples.first?.value
+    }
+}
+
+/// Work handed off by the code under test, run when the test says (`run()`), on its thread.
+final class QueuedWork: Sendable {
+    private let jobs = NIOLockedValueBox<[@Sendable () -> Void]>([])
+
+    var offload: HTTPRequestHandler.Offload {
+        { [jobs] job in jobs.withLockedValue { $0.append(job) } }
+    }
+
+    var count: Int { jobs.withLockedValue { $0.count } }
+
+    /// Runs what is queued; returns how many ran.
+    @discardableResult
+    func run() -> Int {
+        let work = jobs.withLockedValue { jobs in
+            defer { jobs = [] }
+            return jobs
+        }
+        for job in work { job() }
+        return work.count
+    }
+}
+
+/// Holds every write, unwritten, until `release()`: a socket the client does not read.
+final class HeldWrites: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    private(set) var writes: [ByteBuffer] = []
+    private var promises: [EventLoopPromise<Void>] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        writes.append(unwrapOutboundIn(data))
+        if let promise { promises.append(promise) }
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    func release() {
+        for promise in promises { promise.succeed() }
+        promises = []
     }
 }

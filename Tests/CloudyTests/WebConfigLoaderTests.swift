@@ -95,6 +95,13 @@ final class WebConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.tls?.files, [])
     }
 
+    /// The context built to check the key is the one connections use: built once per read.
+    func testTheTLSContextIsBuiltOncePerRead() throws {
+        let settings = try XCTUnwrap(try parse(Self.tls).tls)
+        let checked = try XCTUnwrap(settings.context)
+        XCTAssertTrue(try ServerTLS(settings).context === checked)
+    }
+
     func testEveryClientAuthTypeIsAccepted() throws {
         for auth in WebConfig.ClientAuth.allCases {
             let ca = auth.verifiesCertificate ? "  client_ca_file: ca.pem\n" : ""
@@ -176,6 +183,15 @@ final class WebConfigLoaderTests: XCTestCase {
         let wrongCost = "$2b$99$" + String(repeating: "a", count: 53)
         try assertRefused(
             "basic_auth_users:\n  alice: \"\(wrongCost)\"\n", field: "basic_auth_users.alice", reason: "cost")
+        // Well-formed, but a login would take minutes (start-up hung on the dummy hash at 31).
+        let valid = try TestCertificates.htpasswdHash("secret")
+        for cost in [17, 31] {
+            try assertRefused(
+                "basic_auth_users:\n  alice: \"\(Bcrypt.withCost(valid, cost))\"\n", field: "basic_auth_users.alice",
+                reason: "bcrypt cost \(cost) is above 16, the highest accepted")
+        }
+        XCTAssertEqual(
+            try parse("basic_auth_users:\n  alice: \"\(Bcrypt.withCost(valid, 16))\"\n").users.count, 1, "16 is fine")
         let md5 = "$1$abcdefgh$" + String(repeating: "a", count: 22)
         try assertRefused("basic_auth_users:\n  alice: \"\(md5)\"\n", field: "basic_auth_users.alice", reason: "bcrypt")
     }
@@ -246,11 +262,30 @@ final class BcryptTests: XCTestCase {
         XCTAssertNotEqual(ab, a)
         XCTAssertEqual(ab, cache.key(user: Array("ab".utf8), password: Array("c".utf8)))
         XCTAssertNotEqual(ab, LoginCache().key(user: Array("ab".utf8), password: Array("c".utf8)), "salted per cache")
-        for n in 0..<3 { cache.remember(cache.key(user: [UInt8(n)], password: []), verified: true) }
+    }
+
+    /// Bounded by forgetting the login used longest ago, never by starting over.
+    func testTheCacheForgetsTheLoginUsedLongestAgo() {
+        let cache = LoginCache(capacity: 3)
+        let keys = (0..<4).map { cache.key(user: [UInt8($0)], password: []) }
+        for key in keys.prefix(3) { cache.remember(key) }
+        XCTAssertTrue(cache.contains(keys[0]), "used again: now the newest")
+        cache.remember(keys[3])
         XCTAssertEqual(cache.count, 3)
-        cache.remember(ab, verified: false)
-        XCTAssertEqual(cache.count, 1, "bounded: a full cache starts over")
-        XCTAssertEqual(cache.outcome(ab), false)
+        XCTAssertFalse(cache.contains(keys[1]), "used longest ago: forgotten")
+        for key in [keys[0], keys[2], keys[3]] { XCTAssertTrue(cache.contains(key)) }
+        cache.remember(keys[3])
+        XCTAssertEqual(cache.count, 3, "remembering one it holds forgets nothing")
+    }
+
+    func testTheDummyHashTakesNoBcryptAndNoPasswordMatchesIt() {
+        let dummy = Bcrypt.dummyHash(cost: 31)  // would take days if it ran bcrypt
+        XCTAssertEqual(Bcrypt.cost(of: dummy), 31)
+        XCTAssertNotEqual(Bcrypt.dummyHash(cost: 31), dummy, "random")
+        let cheap = Bcrypt.withCost(dummy, 4)
+        XCTAssertEqual(Bcrypt.cost(of: cheap), 4)
+        XCTAssertEqual(cheap.dropFirst(7), dummy.dropFirst(7), "same salt and digest")
+        XCTAssertFalse(Bcrypt.verify(password: [], hash: cheap))
     }
 
     func testCredentialsAreReadFromTheHeaderOnly() {

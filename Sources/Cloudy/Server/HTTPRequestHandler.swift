@@ -16,15 +16,21 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     private let routes: Routes
     private let deadline: ConnectionDeadline
     private let offload: Offload
+    /// Runs bcrypt for a login not in the cache: `LoginCheckQueue`'s own queue.
+    private let offloadLogin: Offload
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
     /// `http_server_config.headers` of the web config in force, added to every answer.
     private var extraHeaders: [(String, String)] = []
 
-    init(routes: Routes, deadline: ConnectionDeadline, offload: @escaping Offload = offloadToDispatch) {
+    init(
+        routes: Routes, deadline: ConnectionDeadline, offload: @escaping Offload = offloadToDispatch,
+        offloadLogin: @escaping Offload = LoginCheckQueue.offload
+    ) {
         self.routes = routes
         self.deadline = deadline
         self.offload = offload
+        self.offloadLogin = offloadLogin
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -67,13 +73,14 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         route(context: context, head: head, path: path)
     }
 
-    /// Runs bcrypt off the event loop, then answers (the connection's next requests wait).
+    /// Runs bcrypt off the event loop, on its own queue, then answers (the connection's next
+    /// requests wait).
     private func verifyLogin(
         context: ChannelHandlerContext, head: HTTPRequestHead, path: String, check: @escaping @Sendable () -> Bool
     ) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let promise = context.eventLoop.makePromise(of: Bool.self)
-        offload { promise.succeed(check()) }
+        offloadLogin { promise.succeed(check()) }
         promise.futureResult.whenSuccess { verified in
             let (handler, context) = loopBound.value
             if verified {

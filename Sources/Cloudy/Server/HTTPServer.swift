@@ -109,10 +109,11 @@ public final class HTTPServer: Service, @unchecked Sendable {
     /// reading while answers go unread (NIO's `BackPressureHandler`, see `writeBufferWaterMark`),
     /// NIO's HTTP/1.1 codec with its error handling (a malformed request gets 400 and the
     /// connection closes), the request handler. The bootstrap calls it for every connection; tests
-    /// call it on an `EmbeddedChannel`, with an `offload` that runs reloads when the test says.
+    /// call it on an `EmbeddedChannel`, with offloads that run reloads and bcrypt when the test says.
     static func configureConnection(
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
-        offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch
+        offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch,
+        offloadLogin: @escaping HTTPRequestHandler.Offload = LoginCheckQueue.offload
     ) throws {
         // --web.config.file with TLS: the handshake first, with the certificate read last.
         if let tls = routes.webConfig?.current().tls {
@@ -122,7 +123,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
         try pipeline.addHandler(deadline)
         try pipeline.addHandler(BackPressureHandler())
         try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-        try pipeline.addHandler(HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload))
+        try pipeline.addHandler(
+            HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload, offloadLogin: offloadLogin))
     }
 
     public func run() async throws {

@@ -1,8 +1,9 @@
 import NIOHTTP1
 
 /// What a web config asks of every request, in the toolkit's order: the rate limit (429), then
-/// the login (401 with `WWW-Authenticate: Basic`); the extra headers go on every answer, refusals
-/// included. `auth_excluded_paths` may open only the liveness endpoints.
+/// the login (401 with `WWW-Authenticate: Basic`; 503 when too many logins wait for bcrypt); the
+/// extra headers go on every answer, refusals included. `auth_excluded_paths` may open only the
+/// liveness endpoints.
 final class AccessPolicy: Sendable {
     enum Decision {
         case allow
@@ -34,7 +35,16 @@ final class AccessPolicy: Sendable {
         case .verified: return .allow
         case .refused: return .refuse(Self.unauthorized())
         case .needsBcrypt(let check): return .verify(check)
+        case .busy: return .refuse(Self.busy())
         }
+    }
+
+    /// Too many logins not in the cache wait for bcrypt (`LoginCheckQueue`): answered at once
+    /// rather than queued behind them. Logins already verified are still let in.
+    static func busy() -> Reply {
+        .text(
+            .serviceUnavailable, "503 too many logins waiting to be checked; try again shortly",
+            extraHeaders: [("Retry-After", "1")])
     }
 
     static func unauthorized() -> Reply {

@@ -1,27 +1,43 @@
-import NIOConcurrencyHelpers
-
 /// `basic_auth_users`: reads `Authorization: Basic …`, checks the password with bcrypt, and
-/// remembers the outcome per (user, password) pair (`LoginCache`). An unknown user is checked
-/// against a dummy hash of the same cost, so it takes as long as a wrong password; a password
+/// remembers each verified (user, password) pair (`LoginCache`). Every check that is not in the
+/// cache costs the same bcrypt work, whoever the user: the highest cost among the users
+/// (`topCost`). A known user's hash at a lower cost is padded with bcrypt at each cost from its
+/// own up to the top one (2^c + 2^c + 2^(c+1) + … + 2^(top-1) = 2^top rounds), and an unknown
+/// user is checked against a dummy hash at the top cost, so neither a wrong password nor an
+/// unknown name tells, by its time, which users exist or how their hashes are set. A password
 /// with bytes that are not UTF-8 is checked as the bytes it is.
 final class BasicAuth: Sendable {
     enum Outcome: Sendable {
         case verified
         case refused
-        /// Not in the cache: bcrypt must run (tens of milliseconds), away from the event loop.
+        /// Not in the cache: bcrypt must run (tens of milliseconds), on `LoginCheckQueue`.
         case needsBcrypt(@Sendable () -> Bool)
+        /// Not in the cache, and `LoginCheckQueue.maximumPending` checks already wait.
+        case busy
     }
+
+    /// Runs one bcrypt: true when `password` hashes to `hash`. `Bcrypt.verify`; tests count calls.
+    typealias Verifier = @Sendable (_ password: [UInt8], _ hash: String) -> Bool
 
     let users: [String: String]
     let dummyHash: String
     let cache: LoginCache
-    /// One bcrypt at a time, as in the toolkit: a flood of wrong logins takes one core, not all.
-    private static let bcryptLock = NIOLock()
+    let checks: LoginCheckQueue
+    /// The highest cost among the users' hashes (the dummy's cost): what every check costs.
+    let topCost: Int
+    private let verifier: Verifier
 
-    init(users: [String: String], dummyHash: String, cache: LoginCache = LoginCache()) {
+    init(
+        users: [String: String], dummyHash: String, cache: LoginCache = LoginCache(),
+        checks: LoginCheckQueue = LoginCheckQueue(),
+        verifier: @escaping Verifier = { Bcrypt.verify(password: $0, hash: $1) }
+    ) {
         self.users = users
         self.dummyHash = dummyHash
         self.cache = cache
+        self.checks = checks
+        self.verifier = verifier
+        topCost = Bcrypt.cost(of: dummyHash) ?? Self.dummyCost(users)
     }
 
     /// The cost the dummy hash needs: the highest among the users', so no unknown user is
@@ -33,16 +49,28 @@ final class BasicAuth: Sendable {
     func check(authorization header: String?) -> Outcome {
         guard let (user, password) = Self.credentials(header) else { return .refused }
         let key = cache.key(user: user, password: password)
-        if let known = cache.outcome(key) { return known ? .verified : .refused }
+        if cache.contains(key) { return .verified }
+        guard checks.enter() else { return .busy }
         let name = String(validating: user, as: UTF8.self)
         let hash = name.flatMap { users[$0] }
-        let (dummy, cache) = (dummyHash, self.cache)
-        return .needsBcrypt {
-            let matches = Self.bcryptLock.withLock { Bcrypt.verify(password: password, hash: hash ?? dummy) }
-            let verified = matches && hash != nil
-            cache.remember(key, verified: verified)
+        return .needsBcrypt { [self] in
+            defer { checks.leave() }
+            let verified = verify(password: password, hash: hash)
+            if verified { cache.remember(key) }
             return verified
         }
+    }
+
+    /// bcrypt against the user's hash (the dummy's for an unknown user), then padding up to
+    /// `topCost`: the same work for every user, known or not, right or wrong.
+    func verify(password: [UInt8], hash: String?) -> Bool {
+        let target = hash ?? dummyHash
+        let matches = verifier(password, target)
+        let cost = Bcrypt.cost(of: target) ?? topCost
+        for padding in stride(from: cost, to: topCost, by: 1) {
+            _ = verifier(password, Bcrypt.withCost(dummyHash, padding))
+        }
+        return matches && hash != nil
     }
 
     /// The user and password bytes of `Basic <base64 of user:password>`; nil for anything else

@@ -10,6 +10,10 @@ import CCrypt
 enum Bcrypt {
     /// bcrypt reads at most 72 bytes of a password; a longer one is refused rather than cut.
     static let maxPasswordBytes = 72
+    /// The highest cost a web config may use. Each step doubles the time of a login not yet
+    /// cached (cost 10: ~0.1 s here, so 16: ~6 s, and 31: days): above 16 an uncached login
+    /// outlasts any scrape timeout. bcrypt itself goes to 31; the loader refuses 17 to 31.
+    static let maxAcceptedCost = 16
 
     /// The cost (log2 of the rounds) of a well-formed hash, nil for anything else.
     static func cost(of hash: String) -> Int? {
@@ -36,20 +40,27 @@ enum Bcrypt {
         return usable && constantTimeEqual(output, Array(hash.utf8))
     }
 
-    /// A hash of a random password at `cost`: what an unknown user's password is checked
-    /// against, so that costs as much as a known user's wrong password.
+    /// A well-formed hash at `cost` that no password produces: libxcrypt's random salt and 31
+    /// random characters where the digest goes. What an unknown user's password is checked
+    /// against, so that costs as much as a known user's wrong password. Made without running
+    /// bcrypt (crypt_rn reads only the salt of a hash it checks against), so a re-read of the web
+    /// config with a costly user does not pay for it.
     static func dummyHash(cost: Int) -> String {
         var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        let alphabet = Array("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         // nil random bytes: libxcrypt takes them from the kernel.
         guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &salt, Int32(salt.count)) != nil else {
             // Only when the kernel has no randomness; a fixed salt still costs the same time.
-            return "$2b$" + (cost < 10 ? "0" : "") + "\(cost)$" + String(repeating: "A", count: 53)
+            return withCost("$2b$04$" + String(repeating: ".", count: 53), cost)
         }
         let setting = String(decoding: salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var random = [UInt8](repeating: 0, count: 16)
-        for index in random.indices { random[index] = UInt8.random(in: 0x21...0x7E) }
-        random.append(0)
-        return crypt(random, setting: setting).map { String(decoding: $0, as: UTF8.self) } ?? setting
+        let digest = (0..<31).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] }
+        return setting + String(decoding: digest, as: UTF8.self)
+    }
+
+    /// A well-formed `hash` with its cost replaced: the same salt and digest, checked at `cost`.
+    static func withCost(_ hash: String, _ cost: Int) -> String {
+        String(hash.prefix(4)) + (cost < 10 ? "0" : "") + "\(cost)" + String(hash.dropFirst(6))
     }
 
     /// `crypt_rn` with its 32 KB work area on the heap; nil when libxcrypt refuses the setting.

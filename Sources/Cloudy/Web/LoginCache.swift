@@ -1,10 +1,11 @@
 import CCrypt
 import NIOConcurrencyHelpers
 
-/// The outcome of bcrypt for (user, password) pairs already checked, so a scrape every second
-/// does not pay bcrypt (tens of milliseconds) each time. Keyed by SHA-256 of a per-process
-/// random salt, the user and the password: the password is never kept, not even hashed alone.
-/// Bounded: when full, it starts over (a login then pays bcrypt once more).
+/// The (user, password) pairs bcrypt has verified, so a scrape every second does not pay bcrypt
+/// (tens of milliseconds) each time. Keyed by SHA-256 of a per-process random salt, the user and
+/// the password: the password is never kept, not even hashed alone. Only verified logins are
+/// kept: a refusal is never cached, so wrong logins (however many) cannot push a good one out.
+/// Bounded: when full, the login used longest ago makes room.
 final class LoginCache: Sendable {
     struct Key: Hashable {
         var a: UInt64, b: UInt64, c: UInt64, d: UInt64
@@ -12,14 +13,20 @@ final class LoginCache: Sendable {
 
     let capacity: Int
     private let salt: [UInt8]
-    private let entries = NIOLockedValueBox([Key: Bool]())
+    /// Each verified login with when it was last used (a counter that only grows).
+    private let entries = NIOLockedValueBox(Entries())
+
+    private struct Entries {
+        var lastUse: [Key: UInt64] = [:]
+        var clock: UInt64 = 0
+    }
 
     init(capacity: Int = 1024) {
         self.capacity = capacity
         salt = (0..<32).map { _ in UInt8.random(in: 0...255) }
     }
 
-    var count: Int { entries.withLockedValue { $0.count } }
+    var count: Int { entries.withLockedValue { $0.lastUse.count } }
 
     func key(user: some Collection<UInt8>, password: some Collection<UInt8>) -> Key {
         // salt ‖ len(user) ‖ user ‖ password: the length keeps ("ab", "c") apart from ("a", "bc").
@@ -48,14 +55,27 @@ final class LoginCache: Sendable {
     }
     private static let sha256 = Algorithm(algorithm: EVP_MD_fetch(nil, "SHA256", nil))
 
-    func outcome(_ key: Key) -> Bool? {
-        entries.withLockedValue { $0[key] }
+    /// True when bcrypt verified this login before (and it is still kept); marks it used.
+    func contains(_ key: Key) -> Bool {
+        entries.withLockedValue { entries in
+            guard entries.lastUse[key] != nil else { return false }
+            entries.clock += 1
+            entries.lastUse[key] = entries.clock
+            return true
+        }
     }
 
-    func remember(_ key: Key, verified: Bool) {
+    /// Keeps a login bcrypt verified; when full, forgets the one used longest ago. (A scan of at
+    /// most `capacity` entries, after a bcrypt that cost thousands of times more.)
+    func remember(_ key: Key) {
         entries.withLockedValue { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = verified
+            if entries.lastUse[key] == nil, entries.lastUse.count >= capacity,
+                let oldest = entries.lastUse.min(by: { $0.value < $1.value })?.key
+            {
+                entries.lastUse[oldest] = nil
+            }
+            entries.clock += 1
+            entries.lastUse[key] = entries.clock
         }
     }
 }

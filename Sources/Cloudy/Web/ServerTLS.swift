@@ -21,7 +21,7 @@ final class ServerTLS: Sendable {
     let allowedSANs: [String]
 
     init(_ settings: WebConfig.TLSSettings) throws {
-        context = try Self.makeContext(settings)
+        context = try settings.context ?? Self.makeContext(settings)
         clientAuth = settings.clientAuth
         allowedSANs = settings.clientAllowedSANs
     }
@@ -84,7 +84,11 @@ final class PlainHTTPOnTLSPort: ChannelInboundHandler, RemovableChannelHandler {
         "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
         + "Client sent an HTTP request to an HTTPS server.\n"
 
+    /// The 400 is written: whatever else the client sent before the close is dropped.
+    private var answered = false
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
         let buffer = unwrapInboundIn(data)
         guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
         if first == 0x16 {
@@ -92,6 +96,7 @@ final class PlainHTTPOnTLSPort: ChannelInboundHandler, RemovableChannelHandler {
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
+        answered = true
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.answer))).whenComplete { _ in
             channel.close(promise: nil)

@@ -52,10 +52,24 @@ public struct WebConfig: Sendable {
         public var curves: [NIOTLSCurve]?
         /// Files whose change means a re-read: the certificate, key and client CA files.
         public var files: [String] = []
+        /// The context `WebConfigLoader` built to check the key against the certificate; the
+        /// server uses it rather than building another.
+        var context: NIOSSLContext?
     }
 
     /// Files whose change means a re-read, besides the web config itself.
     var referencedFiles: [String] { tls?.files ?? [] }
+
+    /// What this config allows, for the toolkit's sake, but should not be relied on: logged as a
+    /// warning at start-up and at each re-read.
+    public var warnings: [String] {
+        guard let tls, !tls.clientAllowedSANs.isEmpty, tls.clientAuth == .requireAnyClientCert else { return [] }
+        return [
+            "tls_server_config.client_allowed_sans: with client_auth_type RequireAnyClientCert the client "
+                + "certificate's chain is never verified, so any self-signed certificate naming an allowed SAN "
+                + "gets in; use RequireAndVerifyClientCert with client_ca_file"
+        ]
+    }
 }
 
 extension WebConfig {

@@ -103,10 +103,17 @@ public enum WebConfigLoader {
                 guard let hash = try users.string(pair.key) else {
                     throw users.error(pair.key, "needs a bcrypt hash (see docs/web-config.md)")
                 }
-                guard Bcrypt.cost(of: hash) != nil else {
+                guard let cost = Bcrypt.cost(of: hash) else {
                     // Never echo the value: it may be a password written in by mistake.
                     throw users.error(
-                        pair.key, "is not a bcrypt hash ($2a$, $2b$ or $2y$, cost 4 to 31, 60 characters)")
+                        pair.key,
+                        "is not a bcrypt hash ($2a$, $2b$ or $2y$, cost 4 to \(Bcrypt.maxAcceptedCost), 60 characters)")
+                }
+                guard cost <= Bcrypt.maxAcceptedCost else {
+                    throw users.error(
+                        pair.key,
+                        "bcrypt cost \(cost) is above \(Bcrypt.maxAcceptedCost), the highest accepted (each step "
+                            + "doubles a login's time; 10 is usual, e.g. htpasswd -nBC 10)")
                 }
                 if pair.key.contains(":") || pair.key.isEmpty {
                     throw users.error(pair.key, "a user name cannot be empty or hold a colon")
@@ -282,9 +289,10 @@ public enum WebConfigLoader {
             }
             settings.curves = chosen.isEmpty ? nil : chosen
         }
-        // The key must match the certificate: BoringSSL checks when the context is built.
+        // The key must match the certificate: BoringSSL checks when the context is built. The
+        // server then serves with this context.
         do {
-            _ = try ServerTLS.makeContext(settings)
+            settings.context = try ServerTLS.makeContext(settings)
         } catch {
             throw map.error(keyField, "does not match the certificate, or TLS cannot use it: \(error)")
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 
@@ -8,9 +9,11 @@ import NIOConcurrencyHelpers
 /// `--web.config.file`, kept current the way the toolkit does it: re-read for new connections
 /// and requests, so a rotated certificate or a changed user list applies without a restart.
 /// The web config and the files it names are looked at (stat: inode, size, modification time)
-/// at most once a second on the `ExporterClock`, and re-read only when one changed. A re-read
-/// that fails keeps the last good one, logs the reason once, and shows in
-/// `cloudy_exporter_web_config_last_reload_successful`.
+/// at most once a second on the `ExporterClock`, by the connection or request that comes then;
+/// only that look happens on the event loop. When a file changed, the re-read (the files, the
+/// TLS context, the users) runs on the reloader's own queue, one at a time, and connections go on
+/// with the last good config until the new one is ready. A re-read that fails keeps the last good
+/// one, logs the reason once, and shows in `cloudy_exporter_web_config_last_reload_successful`.
 public final class WebConfigReloader: Sendable {
     /// What connections and requests use until the next good read.
     final class Active: Sendable {
@@ -36,6 +39,10 @@ public final class WebConfigReloader: Sendable {
     private let clock: ExporterClock
     private let logger: Logger
     private let state: NIOLockedValueBox<State>
+    /// Runs a re-read away from the event loop: the reloader's own serial queue (tests: theirs).
+    private let offload: HTTPRequestHandler.Offload
+    /// bcrypt checks waiting, across re-reads: a new user list keeps the bound.
+    let loginChecks: LoginCheckQueue
 
     private struct State {
         var active: Active
@@ -43,17 +50,30 @@ public final class WebConfigReloader: Sendable {
         var checkedAt: Double
         var successful = true
         var successAt: Double
+        /// A re-read is under way: no second one starts, no file is looked at meanwhile.
+        var rereading = false
     }
 
     /// Reads the web config; a bad one throws (nothing is started).
-    public init(path: String, clock: ExporterClock, logger: Logger) throws(ConfigError) {
+    public convenience init(path: String, clock: ExporterClock, logger: Logger) throws(ConfigError) {
+        let queue = DispatchQueue(label: "cloudy.web-config", qos: .utility)
+        try self.init(path: path, clock: clock, logger: logger, offload: { queue.async(execute: $0) })
+    }
+
+    init(
+        path: String, clock: ExporterClock, logger: Logger, offload: @escaping HTTPRequestHandler.Offload,
+        loginChecks: LoginCheckQueue = LoginCheckQueue()
+    ) throws(ConfigError) {
         self.path = path
         self.clock = clock
         self.logger = logger
+        self.offload = offload
+        self.loginChecks = loginChecks
         let now = clock.now()
         let before = Self.fingerprint(path, [])
         let config = try WebConfigLoader.load(file: path)
-        let active = try Self.activate(config, previous: nil, clock: clock, file: path)
+        let active = try Self.activate(config, previous: nil, clock: clock, checks: loginChecks, file: path)
+        Self.warn(about: config, logger: logger)
         state = NIOLockedValueBox(
             State(
                 active: active, fingerprint: before + Self.fingerprint(nil, config.referencedFiles), checkedAt: now,
@@ -63,22 +83,32 @@ public final class WebConfigReloader: Sendable {
     /// Whether connections speak TLS: fixed at start-up (a re-read cannot turn it on or off).
     public var servesTLS: Bool { state.withLockedValue { $0.active.tls != nil } }
 
-    /// The web config in force, re-read first when a file changed (looked at once a second).
+    /// The web config in force. At most once a second it looks whether a file changed, and if
+    /// so starts a re-read on the queue; until that is done, this answers the last good config.
     func current() -> Active {
         let now = clock.now()
         let due: (Active, [String])? = state.withLockedValue { state in
-            guard now - state.checkedAt >= 1 || now < state.checkedAt else { return nil }
+            guard !state.rereading, now - state.checkedAt >= 1 || now < state.checkedAt else { return nil }
             state.checkedAt = now
             return (state.active, state.active.config.referencedFiles)
         }
         guard let (active, files) = due else { return state.withLockedValue { $0.active } }
         let fingerprint = Self.fingerprint(path, files)
-        let changed = state.withLockedValue { $0.fingerprint != fingerprint }
-        guard changed else { return active }
-        return reload(previous: active, fingerprint: fingerprint, now: now)
+        let start = state.withLockedValue { state in
+            guard state.fingerprint != fingerprint, !state.rereading else { return false }
+            state.rereading = true
+            return true
+        }
+        if start {
+            offload { [self] in reread(previous: active, fingerprint: fingerprint) }
+        }
+        return active
     }
 
-    private func reload(previous: Active, fingerprint: [FileStamp?], now: Double) -> Active {
+    /// Whether a re-read is under way (started by `current()`, not yet in force or refused).
+    var isRereading: Bool { state.withLockedValue { $0.rereading } }
+
+    private func reread(previous: Active, fingerprint: [FileStamp?]) {
         do {
             let before = Self.fingerprint(path, [])
             let config = try WebConfigLoader.load(file: path)
@@ -87,38 +117,49 @@ public final class WebConfigReloader: Sendable {
                     file: path, field: "tls_server_config",
                     reason: "TLS cannot be turned \(config.tls == nil ? "off" : "on") without a restart")
             }
-            let active = try Self.activate(config, previous: previous, clock: clock, file: path)
+            let active = try Self.activate(
+                config, previous: previous, clock: clock, checks: loginChecks, file: path)
             // The files the new config names may differ from the old ones'.
             let stamp = before + Self.fingerprint(nil, config.referencedFiles)
+            let now = clock.now()
             state.withLockedValue { state in
                 state.active = active
                 state.fingerprint = stamp
                 state.successful = true
                 state.successAt = now
+                state.rereading = false
             }
             logger.info("web config re-read", metadata: ["file": "\(path)", "tls": "\(config.tls != nil)"])
-            return active
+            Self.warn(about: config, logger: logger)
         } catch {
             // Remember the fingerprint: the same broken files are not read (nor logged) again.
             state.withLockedValue { state in
                 state.fingerprint = fingerprint
                 state.successful = false
+                state.rereading = false
             }
             logger.error(
                 "web config re-read refused; the last good one stays in force",
                 metadata: ["reason": "\(error)"])
-            return previous
+        }
+    }
+
+    /// What a web config allows but should not be relied on, logged at start and at each re-read.
+    private static func warn(about config: WebConfig, logger: Logger) {
+        for warning in config.warnings {
+            logger.warning("web config: \(warning)")
         }
     }
 
     /// Builds what connections use; keeps the dummy hash, the login cache and the rate limit's
     /// bucket of the previous config when what they depend on did not change.
-    private static func activate(_ config: WebConfig, previous: Active?, clock: ExporterClock, file: String)
-        throws(ConfigError) -> Active
-    {
+    private static func activate(
+        _ config: WebConfig, previous: Active?, clock: ExporterClock, checks: LoginCheckQueue, file: String
+    ) throws(ConfigError) -> Active {
         var tls: ServerTLS?
         if let settings = config.tls {
             do {
+                // The context the loader built to check the key: not built a second time.
                 tls = try ServerTLS(settings)
             } catch {
                 throw ConfigError(file: file, field: "tls_server_config", reason: "TLS cannot use it: \(error)")
@@ -130,9 +171,9 @@ public final class WebConfigReloader: Sendable {
             if let old = previous?.policy.auth, old.users == config.users {
                 auth = old
             } else if let old = previous?.policy.auth, Bcrypt.cost(of: old.dummyHash) == cost {
-                auth = BasicAuth(users: config.users, dummyHash: old.dummyHash)
+                auth = BasicAuth(users: config.users, dummyHash: old.dummyHash, checks: checks)
             } else {
-                auth = BasicAuth(users: config.users, dummyHash: Bcrypt.dummyHash(cost: cost))
+                auth = BasicAuth(users: config.users, dummyHash: Bcrypt.dummyHash(cost: cost), checks: checks)
             }
         }
         var bucket: TokenBucket?
