@@ -132,7 +132,12 @@ struct CloudyExporter: AsyncParsableCommand {
                 let web = try webConfigFile.map { path throws(ConfigError) in try WebConfigLoader.load(file: path) }
                 let inUse = try FairUse.clampInterval(config, file: file, logger: silent)
                 print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
-                if let webConfigFile, let web { print("\(webConfigFile): OK (\(web.summary))") }
+                if let webConfigFile, let web {
+                    print("\(webConfigFile): OK (\(web.summary))")
+                    for warning in web.warnings {
+                        FileHandle.standardError.write(Data("\(webConfigFile): warning: \(warning)\n".utf8))
+                    }
+                }
                 if floored.refresh.interval != config.refresh.interval {
                     print(
                         "refresh.interval raised to the provider's fair-use minimum, \(PrometheusDuration.format(floored.refresh.interval))"

@@ -266,5 +266,20 @@ final class TLSEndToEndTests: FakeWeatherTestCase {
             ["--config.file", exporter.configFile.path, "--web.config.file", good, "--config.check"])
         XCTAssertEqual(ok.status, 0, ok.stderr)
         XCTAssertTrue(ok.stdout.contains("\(good): OK (TLS, client certificates: NoClientCert, no login)"), ok.stdout)
+        XCTAssertEqual(ok.stderr, "")
+
+        // A combination the toolkit takes but that verifies nothing: OK, with the warning on stderr.
+        let unverified = directory.appendingPathComponent("sans-\(UUID().uuidString).yml").path
+        try (Self.tls + "  client_auth_type: RequireAnyClientCert\n  client_allowed_sans: [scraper.example]\n")
+            .write(toFile: unverified, atomically: true, encoding: .utf8)
+        let warned = try runProgram(
+            TestPaths.exporterBinary.path,
+            ["--config.file", exporter.configFile.path, "--web.config.file", unverified, "--config.check"])
+        XCTAssertEqual(warned.status, 0, warned.stderr)
+        XCTAssertTrue(
+            warned.stderr.contains(
+                "\(unverified): warning: tls_server_config.client_allowed_sans: with client_auth_type RequireAnyClientCert"
+            ),
+            warned.stderr)
     }
 }
