@@ -124,14 +124,18 @@ public final class Refresher: @unchecked Sendable {
                     config, client: self.client, recorder: self.store.telemetry,
                     logger: self.logger, clock: self.clock)
             }
-            // Calls spent stay counted while the provider stays the same.
-            if config.provider.name != previous.provider.name || config.provider.url != previous.provider.url {
-                self.ledger = CallLedger()
-            }
             self.budget = self.callBudget(config)
             self.pacingQuota = Self.pacingQuota(self.budget)
             self.loggedBadRequests = []
             self.backoff.interval = config.refresh.interval
+            // Calls spent, a quiet period and the back-off belong to the provider that was asked:
+            // they stay while it stays the same; another one starts afresh and is asked at once.
+            if config.provider.name != previous.provider.name || config.provider.url != previous.provider.url {
+                self.ledger = CallLedger()
+                self.quietPeriod = nil
+                self.store.setQuietPeriod(nil)
+                self.backoff = Backoff(interval: config.refresh.interval)
+            }
             self.geocoder.baseURL = config.geocodingURL
             let known = Set(previous.places.map(\.name))
             let fetchChanged =
