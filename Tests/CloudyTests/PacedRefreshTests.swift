@@ -83,4 +83,27 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.placesUp, 250)
         XCTAssertEqual(rig.log.entries(containing: "refresh paced").count, 0)
     }
+
+    /// Open-Meteo counts a failed request as one call, whatever its places and weight; a 200
+    /// costs the weight of every place in it. The ledger and the metric agree.
+    func testAnHTTPErrorCountsOneCallAndA200TheFullWeight() throws {
+        let config = rig.config(places: 3, interval: 60)
+        let weight = CallCost.openMeteo(config.forecast)
+        let budget = CallBudget(quota: Quota(limits: [.day: 10_000]), callsPerPlace: weight)
+        rig.answer(status: .serviceUnavailable, reason: "upstream down")
+        rig.start(config, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [3])
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 1, accuracy: 1e-9, "a 503 is one call")
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 1, accuracy: 1e-9)
+        rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests")
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 2, accuracy: 1e-9, "so is a 429")
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2, accuracy: 1e-9)
+        rig.answerForecasts()
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.placesUp, 3)
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 2 + 3 * weight, accuracy: 1e-9)
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2 + 3 * weight, accuracy: 1e-9)
+    }
 }

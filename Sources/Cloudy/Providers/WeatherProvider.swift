@@ -22,6 +22,10 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     public var cause: Cause
     /// False when the place was not asked at all (an earlier refusal in the refresh stopped it).
     public var wasAsked: Bool
+    /// What the provider counts for this place's share of the request when that is not the
+    /// place's full weight: Open-Meteo counts a request answered with an HTTP error as one
+    /// call, whatever its places and variables (nil: the full weight).
+    public var calls: Double?
 
     /// The kinds of failure the refresh treats apart.
     public enum Cause: Sendable, Equatable {

@@ -281,14 +281,14 @@ public final class Refresher: @unchecked Sendable {
         now = clock.now()
         // Stamped when the answers are in, so the next batch leaves at least a window after
         // the provider counted this one. Places not asked, or whose request never reached the
-        // API, cost nothing.
-        let asked = results.filter { outcome in
-            guard case .failure(let error) = outcome else { return true }
-            return error.wasAsked && error.cause != .network
+        // API, cost nothing; a request the provider answered with an error costs what it
+        // counts for it (`WeatherFetchError.calls`), as `cloudy_exporter_upstream_calls_total` has it.
+        let spent = results.reduce(0.0) { sum, outcome in
+            guard case .failure(let error) = outcome else { return sum + budget.callsPerPlace }
+            guard error.wasAsked, error.cause != .network else { return sum }
+            return sum + (error.calls ?? budget.callsPerPlace)
         }
-        ledger.record(
-            Double(asked.count) * budget.callsPerPlace, at: now,
-            keeping: budget.quota.limits.keys.map(\.seconds).max() ?? 0)
+        ledger.record(spent, at: now, keeping: budget.quota.limits.keys.map(\.seconds).max() ?? 0)
 
         var refusal: WeatherFetchError?
         var refused: [Int] = []
