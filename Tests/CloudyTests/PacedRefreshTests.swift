@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import XCTest
 
 @testable import Cloudy
@@ -105,5 +106,46 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.placesUp, 3)
         XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 2 + 3 * weight, accuracy: 1e-9)
         XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2 + 3 * weight, accuracy: 1e-9)
+    }
+
+    /// Shutdown during a paced refresh: the batch the cancelled request carried is no call, no
+    /// place is recorded as failing "the exporter is shutting down", and no back-off is logged.
+    func testStoppingDuringAPacedBatchRecordsNothingAndCountsNoCall() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let stopped = DispatchGroup()
+        let entry = rig.entry
+        let requests = NIOLockedValueBox(0)
+        let refresher = NIOLockedValueBox<Refresher?>(nil)
+        rig.answer { head in
+            let count = requests.withLockedValue {
+                $0 += 1
+                return $0
+            }
+            guard count > 1 else {
+                let count = RefresherRig.placeCount(head.uri)
+                let body = "[" + Array(repeating: entry, count: count).joined(separator: ",") + "]"
+                return .respond(status: .ok, headers: [], body: Array(body.utf8))
+            }
+            // The second batch is on the wire when the exporter shuts down.
+            DispatchQueue.global().async(group: stopped) { refresher.withLockedValue { $0 }?.stop() }
+            return .hang
+        }
+        let config = rig.config(places: 25, interval: 600)
+        rig.start(config, budget: budget)
+        refresher.withLockedValue { $0 = rig.refresher }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesWithWeather, 9)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.store.statuses.filter { $0.lastError != nil }.count, 0, "nobody shows the shutdown")
+        XCTAssertEqual(
+            rig.store.telemetry.callCount(provider: .openMeteo), 9 * CallCost.openMeteo(config.forecast),
+            accuracy: 1e-9, "the first batch only")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 60), 0, accuracy: 1e-9, "the cancelled batch cost nothing")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 3600), 9, accuracy: 1e-9)
+        XCTAssertEqual(rig.refresher.backoff.failures, 0)
+        XCTAssertEqual(rig.log.entries(containing: "backing off").count, 0)
+        XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
     }
 }

@@ -278,6 +278,12 @@ public final class Refresher: @unchecked Sendable {
         let taken = Array(run.pending.prefix(affordable))
         run.pending.removeFirst(taken.count)
         let results = provider.fetch(taken.compactMap { run.location(at: $0) }, logger: logger)
+        // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
+        // back is the shutdown, not the provider's answer; nothing is recorded, shown or backed off.
+        guard !client.isCancelled else {
+            self.run = nil
+            return
+        }
         now = clock.now()
         // Stamped when the answers are in, so the next batch leaves at least a window after
         // the provider counted this one. Places not asked, or whose request never reached the
