@@ -403,7 +403,8 @@ public final class Refresher: @unchecked Sendable {
         }
         if !providerFailures.contains(where: { $0.cause == .badRequest }) { loggedBadRequests = [] }
         let neverFetched = Set(store.statuses.filter { $0.lastSuccess == nil }.map(\.place.name))
-        let networkWaiting = fetched.filter { index in
+        // Places not located because the geocoder could not be reached wait for the network too.
+        let networkWaiting = run.places.indices.filter { index in
             guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
             return neverFetched.contains(run.places[index].name)
         }.map { run.places[$0].name }
