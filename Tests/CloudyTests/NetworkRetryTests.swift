@@ -89,4 +89,17 @@ final class NetworkRetryTests: XCTestCase {
         XCTAssertEqual(rig.placesUp, 2, "located and fetched two seconds later")
         XCTAssertEqual(rig.asked.map(\.places), [1, 1], "only the city is asked in the retry")
     }
+
+    /// A reload that only changes the interval keeps the fast retry armed.
+    func testAReloadOfTheIntervalKeepsTheFastRetry() throws {
+        let config = rig.config(places: 1, interval: 60)
+        rig.server.stop()
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6)
+        var longer = config
+        longer.refresh.interval = 120
+        rig.reload(to: longer, from: config)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "not the new interval")
+    }
 }

@@ -148,4 +148,26 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.log.entries(containing: "backing off").count, 0)
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
     }
+
+    /// A reload that adds a place during a paced refresh goes on with the places still waiting
+    /// (and the new one), instead of asking the first places again.
+    func testAReloadDuringAPacedRefreshCarriesItsWaitingPlacesOver() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let old = rig.config(places: 25, interval: 600)
+        rig.start(old, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesWithWeather, 9)
+        var new = old
+        new.places.append(Place(name: "Added", latitude: 10, longitude: 10))
+        new.places.removeAll { $0.name == "Place 20" }
+        rig.reload(to: new, from: old)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.placesWithWeather, 18, "the next nine places, not the first nine again")
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 7], "15 left of 16, and the added place")
+        XCTAssertEqual(rig.placesUp, 25)
+        XCTAssertEqual(
+            try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from the run's start")
+    }
 }

@@ -54,6 +54,8 @@ public final class Refresher: @unchecked Sendable {
     private(set) var quietPeriod: QuietPeriod?
     /// Fast retries so far for places whose first fetch failed for the network.
     private var networkRetries = 0
+    /// The timer armed is such a fast retry.
+    private var armedForNetwork = false
     /// 400 answers already logged (by message): a config problem is said once.
     private var loggedBadRequests: Set<String> = []
 
@@ -111,8 +113,10 @@ public final class Refresher: @unchecked Sendable {
     /// Applies a new config (after a reload): new provider settings and interval. When the
     /// reload added places or changed what is fetched, a refresh runs at once (backoff,
     /// Retry-After and a quiet period permitting) so the new places appear without waiting a
-    /// whole interval; a reload that changed neither keeps the schedule (and a paced refresh
-    /// under way goes on), so reloading is no way around fair use.
+    /// whole interval; a paced refresh under way then asks its places still waiting and the new
+    /// ones, not its first places again. A reload that changed neither keeps the schedule (a
+    /// paced refresh goes on, an armed fast network retry stays), so reloading is no way around
+    /// fair use.
     public func apply(_ config: Config, previous: Config) {
         queue.async {
             let fetchSettingsChanged =
@@ -144,8 +148,19 @@ public final class Refresher: @unchecked Sendable {
             guard self.running else { return }
             let now = self.clock.now()
             if fetchChanged {
-                self.arm(in: self.backoff.notBefore - now)
-            } else if config.refresh.interval != previous.refresh.interval, self.run == nil {
+                // A refresh under way (paced, or waiting for a quiet period) with the same fetch
+                // settings goes on with its places still waiting, plus the added or changed ones,
+                // rather than asking its first places again.
+                var only: Set<String>?
+                if !fetchSettingsChanged, let run = self.run {
+                    let unchanged = Set(config.places.filter { previous.places.contains($0) }.map(\.name))
+                    let waiting = run.pending.map { run.places[$0].name }.filter { unchanged.contains($0) }
+                    let new = config.places.filter { !previous.places.contains($0) }.map(\.name)
+                    only = Set(waiting + new)
+                }
+                self.arm(in: self.backoff.notBefore - now, only: only)
+            } else if config.refresh.interval != previous.refresh.interval, self.run == nil, !self.armedForNetwork {
+                // A fast retry armed stays: the network is still awaited.
                 self.arm(in: self.backoff.nextRefresh(after: self.lastStarted) - now)
             }
         }
@@ -171,6 +186,7 @@ public final class Refresher: @unchecked Sendable {
     /// place or only those named; a refresh under way is given up.
     private func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
+        armedForNetwork = retryingNetwork
         setTimer(in: delay) { [weak self] in
             guard let self, self.running else { return }
             self.begin(only: names, retryingNetwork: retryingNetwork)
