@@ -58,6 +58,10 @@ public final class Refresher: @unchecked Sendable {
     private var armedForNetwork = false
     /// 400 answers already logged (by message): a config problem is said once.
     private var loggedBadRequests: Set<String> = []
+    /// Where the ledger and a quiet period survive a restart (`QuotaState`).
+    private let quotaFile: URL
+    /// The provider and URL the ledger and quiet period are for.
+    private var quotaOwner: (name: ProviderName, url: String)
 
     /// The first retry after a network failure before a place's first success; each next
     /// one waits twice as long, until the wait would reach the interval.
@@ -85,6 +89,33 @@ public final class Refresher: @unchecked Sendable {
         backoff = Backoff(interval: config.refresh.interval)
         budget = callBudget(config)
         pacingQuota = Self.pacingQuota(budget)
+        quotaFile = QuotaState.file(in: storagePath)
+        quotaOwner = (config.provider.name, config.provider.url)
+        // What the provider counted before a restart still counts, and a refusal still holds.
+        if let kept = QuotaState.load(
+            from: quotaFile, provider: config.provider.name, url: config.provider.url, logger: logger)
+        {
+            ledger = kept.ledger
+            let now = clock.now()
+            if let quiet = kept.quietPeriod, quiet.until > now {
+                quietPeriod = quiet
+                backoff.hold(until: quiet.until)
+                store.setQuietPeriod(quiet)
+            }
+            logger.info(
+                "calls spent before the restart still count",
+                metadata: [
+                    "provider": "\(config.provider.name.rawValue)",
+                    "calls_last_day": "\(SampleValue.format(ledger.spent(inLast: 86400, at: now)))",
+                    "quiet_until": "\(quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
+                ])
+        }
+    }
+
+    /// Keeps the ledger and the quiet period in `quotaFile` for the next start.
+    private func saveQuotaState() {
+        QuotaState(provider: quotaOwner.name, url: quotaOwner.url, ledger: ledger, quietPeriod: quietPeriod)
+            .save(to: quotaFile, logger: logger)
     }
 
     public func start() {
@@ -139,6 +170,8 @@ public final class Refresher: @unchecked Sendable {
                 self.quietPeriod = nil
                 self.store.setQuietPeriod(nil)
                 self.backoff = Backoff(interval: config.refresh.interval)
+                self.quotaOwner = (config.provider.name, config.provider.url)
+                self.saveQuotaState()
             }
             self.geocoder.baseURL = config.geocodingURL
             let known = Set(previous.places.map(\.name))
@@ -261,11 +294,25 @@ public final class Refresher: @unchecked Sendable {
         var now = clock.now()
         if let quiet = quietPeriod {
             guard now >= quiet.until else {
+                // A run that begins in a quiet period (kept over a restart, or after a reload)
+                // waits for it like one the provider refused: its places say so meanwhile, and
+                // it counts as started when the period lifts.
+                if !run.waitsForQuietPeriod {
+                    run.waitsForQuietPeriod = true
+                    let waiting = WeatherFetchError(quiet.description, wasAsked: false)
+                    store.record(
+                        run.pending.map {
+                            (place: run.places[$0], location: run.location(at: $0), outcome: .failure(waiting))
+                        }, at: now)
+                    store.render(now: now)
+                    self.run = run
+                }
                 armStep(in: quiet.until - now)
                 return
             }
             quietPeriod = nil
             store.setQuietPeriod(nil)
+            saveQuotaState()
             logger.info(
                 "quiet period over; asking the provider again",
                 metadata: ["provider": "\(provider.name.rawValue)", "places_waiting": "\(run.pending.count)"])
@@ -342,6 +389,7 @@ public final class Refresher: @unchecked Sendable {
             run.waitsForQuietPeriod = true
             quiet = period
         }
+        if (spent > 0 && !budget.quota.limits.isEmpty) || quiet != nil { saveQuotaState() }
         run.busySeconds += Self.seconds(since: began)
         run.hasUnrendered = false
         // The refresh's duration is on the page rendered when its last batch is in.
