@@ -68,4 +68,38 @@ final class NetworkRetryTests: XCTestCase {
         XCTAssertEqual(rig.placesUp, 0)
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6, "the back-off, not a fast retry")
     }
+
+    /// A `city:` place whose look-up cannot reach the geocoder yet is retried as fast as a
+    /// place whose forecast could not be fetched, not after the geocoder's own back-off.
+    func testACityWhoseLookUpHasNoNetworkIsRetriedSoon() throws {
+        let fixture = try TestPaths.fixtureBytes("open-meteo-geocoding.json")
+        let geocoding = try ScriptedHTTPServer { _ in .respond(status: .ok, headers: [], body: fixture) }
+        let port = geocoding.port
+        geocoding.stop()
+        var config = rig.config(places: 1, interval: 600)
+        config.geocodingURL = "http://127.0.0.1:\(port)"
+        config.places.append(Place(name: "Springfield", city: CitySearch(query: "Springfield")))
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesUp, 1)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "the fast retry, for the city")
+        let back = try ScriptedHTTPServer(port: port) { _ in .respond(status: .ok, headers: [], body: fixture) }
+        defer { back.stop() }
+        rig.clock.advance(by: 2)
+        XCTAssertEqual(rig.placesUp, 2, "located and fetched two seconds later")
+        XCTAssertEqual(rig.asked.map(\.places), [1, 1], "only the city is asked in the retry")
+    }
+
+    /// A reload that only changes the interval keeps the fast retry armed.
+    func testAReloadOfTheIntervalKeepsTheFastRetry() throws {
+        let config = rig.config(places: 1, interval: 60)
+        rig.server.stop()
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6)
+        var longer = config
+        longer.refresh.interval = 120
+        rig.reload(to: longer, from: config)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "not the new interval")
+    }
 }

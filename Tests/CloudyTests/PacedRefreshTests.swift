@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import XCTest
 
 @testable import Cloudy
@@ -82,5 +83,91 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(Set(rig.asked.map(\.time)).count, 1)
         XCTAssertEqual(rig.placesUp, 250)
         XCTAssertEqual(rig.log.entries(containing: "refresh paced").count, 0)
+    }
+
+    /// Open-Meteo counts a failed request as one call, whatever its places and weight; a 200
+    /// costs the weight of every place in it. The ledger and the metric agree.
+    func testAnHTTPErrorCountsOneCallAndA200TheFullWeight() throws {
+        let config = rig.config(places: 3, interval: 60)
+        let weight = CallCost.openMeteo(config.forecast)
+        let budget = CallBudget(quota: Quota(limits: [.day: 10_000]), callsPerPlace: weight)
+        rig.answer(status: .serviceUnavailable, reason: "upstream down")
+        rig.start(config, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [3])
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 1, accuracy: 1e-9, "a 503 is one call")
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 1, accuracy: 1e-9)
+        rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests")
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 2, accuracy: 1e-9, "so is a 429")
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2, accuracy: 1e-9)
+        rig.answerForecasts()
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.placesUp, 3)
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 2 + 3 * weight, accuracy: 1e-9)
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2 + 3 * weight, accuracy: 1e-9)
+    }
+
+    /// Shutdown during a paced refresh: the batch the cancelled request carried is no call, no
+    /// place is recorded as failing "the exporter is shutting down", and no back-off is logged.
+    func testStoppingDuringAPacedBatchRecordsNothingAndCountsNoCall() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let stopped = DispatchGroup()
+        let entry = rig.entry
+        let requests = NIOLockedValueBox(0)
+        let refresher = NIOLockedValueBox<Refresher?>(nil)
+        rig.answer { head in
+            let count = requests.withLockedValue {
+                $0 += 1
+                return $0
+            }
+            guard count > 1 else {
+                let count = RefresherRig.placeCount(head.uri)
+                let body = "[" + Array(repeating: entry, count: count).joined(separator: ",") + "]"
+                return .respond(status: .ok, headers: [], body: Array(body.utf8))
+            }
+            // The second batch is on the wire when the exporter shuts down.
+            DispatchQueue.global().async(group: stopped) { refresher.withLockedValue { $0 }?.stop() }
+            return .hang
+        }
+        let config = rig.config(places: 25, interval: 600)
+        rig.start(config, budget: budget)
+        refresher.withLockedValue { $0 = rig.refresher }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesWithWeather, 9)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.store.statuses.filter { $0.lastError != nil }.count, 0, "nobody shows the shutdown")
+        XCTAssertEqual(
+            rig.store.telemetry.callCount(provider: .openMeteo), 9 * CallCost.openMeteo(config.forecast),
+            accuracy: 1e-9, "the first batch only")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 60), 0, accuracy: 1e-9, "the cancelled batch cost nothing")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 3600), 9, accuracy: 1e-9)
+        XCTAssertEqual(rig.refresher.backoff.failures, 0)
+        XCTAssertEqual(rig.log.entries(containing: "backing off").count, 0)
+        XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
+    }
+
+    /// A reload that adds a place during a paced refresh goes on with the places still waiting
+    /// (and the new one), instead of asking the first places again.
+    func testAReloadDuringAPacedRefreshCarriesItsWaitingPlacesOver() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let old = rig.config(places: 25, interval: 600)
+        rig.start(old, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.placesWithWeather, 9)
+        var new = old
+        new.places.append(Place(name: "Added", latitude: 10, longitude: 10))
+        new.places.removeAll { $0.name == "Place 20" }
+        rig.reload(to: new, from: old)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.placesWithWeather, 18, "the next nine places, not the first nine again")
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 7], "15 left of 16, and the added place")
+        XCTAssertEqual(rig.placesUp, 25)
+        XCTAssertEqual(
+            try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from the run's start")
     }
 }

@@ -75,6 +75,28 @@ final class QuietPeriodTests: XCTestCase {
         }
     }
 
+    func testSwitchingToAnotherProviderURLEndsTheQuietPeriodAndAsksTheNewOneAtOnce() throws {
+        rig.answer(status: .tooManyRequests, reason: "Daily API request limit exceeded. Please try again tomorrow.")
+        let old = rig.config(places: 2, interval: 60)
+        rig.start(old)
+        rig.clock.advance(by: 0)
+        XCTAssertNotNil(rig.refresher.quietPeriod)
+        XCTAssertTrue(rig.readyz.contains("no requests to open-meteo until"), rig.readyz)
+        // The same scripted server under another URL (a self-hosted instance): a quota that is
+        // not the refused one.
+        rig.answerForecasts()
+        var new = old
+        new.provider = ProviderSettings(url: rig.server.baseURL + "/")
+        rig.reload(to: new, from: old)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 2, "the new provider is asked at once")
+        XCTAssertNil(rig.refresher.quietPeriod)
+        XCTAssertEqual(rig.refresher.backoff.notBefore, 0)
+        XCTAssertEqual(rig.placesUp, 2)
+        XCTAssertEqual(rig.readyz, "ready", "no place shows the old provider's quiet period")
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6)
+    }
+
     func testARetryAfterLaterThanTheWindowWins() throws {
         let start = rig.clock.now()
         rig.answer(

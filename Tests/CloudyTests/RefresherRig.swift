@@ -98,6 +98,15 @@ final class RefresherRig: @unchecked Sendable {
         refresher.start()
     }
 
+    /// A reload as ConfigReloader does it: the store takes the new config, the refresher
+    /// reschedules, the pages are rendered.
+    func reload(to config: Config, from previous: Config) {
+        store.replaceConfig(config)
+        refresher.apply(config, previous: previous)
+        refresher.waitForQueuedWork()
+        store.render(now: clock.now())
+    }
+
     func stop() {
         refresher?.stop()
         server.stop()

@@ -5,7 +5,8 @@ import NIOConcurrencyHelpers
 /// Finds `city:` places through Open-Meteo's geocoding API (first match, narrowed by `country:`
 /// and by text after a comma), logs the choice and the alternatives, and remembers it in
 /// `<storage>/places.json` so a restart does not depend on the geocoder. A failed look-up is
-/// not fatal: that place waits and retries with back-off while the others run.
+/// not fatal: that place waits and retries with back-off while the others run; one that could
+/// not reach the geocoder (DNS, connect, TLS) is a `.network` failure the refresher retries soon.
 public final class Geocoder: @unchecked Sendable {
     struct Found: Codable, Equatable {
         var search: CitySearch
@@ -81,15 +82,25 @@ public final class Geocoder: @unchecked Sendable {
             save()
             return .success(located(place, choice))
         case .failure(let error):
-            var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
-            backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
-            retries[place.name] = (backoff, error.message)
+            if error.cause == .network {
+                // The geocoder was not reached: the refresher's retries decide when to ask again
+                // (soon while the network comes up, as for a forecast), not a back-off of our own.
+                retries[place.name] = nil
+            } else {
+                var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
+                backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
+                retries[place.name] = (backoff, error.message)
+            }
             logger.warning(
                 "city look-up failed",
                 metadata: [
                     "location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)",
                 ])
-            return .failure(WeatherFetchError("geocoding \(search.description): \(error.message)", retryAfter: nil))
+            return .failure(
+                WeatherFetchError(
+                    "geocoding \(search.description): \(error.message)",
+                    cause: error.cause == .network ? .network : .other
+                ))
         }
     }
 

@@ -112,18 +112,24 @@ public final class OpenMeteoProvider: WeatherProvider {
         var request = endpoint.request(url(for: places))
         request.followRedirects = apiKey == nil
         logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
-        let failure: WeatherFetchError
+        var failure: WeatherFetchError
         let outcome = endpoint.client.fetch(request)
-        endpoint.recordCalls(Double(places.count) * CallCost.openMeteo(forecast), for: outcome)
+        // A 200, or no answer (a timeout: the server may have done the work), costs the weight
+        // of every place asked; Open-Meteo counts a request it answered with an error as one call.
+        let weight = Double(places.count) * CallCost.openMeteo(forecast)
         switch outcome {
         case .success(let response) where response.status == 200:
+            endpoint.recordCalls(weight, for: outcome)
             return .answered(response)
         case .failure(let error):
+            endpoint.recordCalls(weight, for: outcome)
             endpoint.recorder.recordUpstream(provider: name, code: error.kind.rawValue)
             failure = .unanswered("open-meteo", error)
         case .success(let response):
+            endpoint.recordCalls(1, for: outcome)
             endpoint.recorder.recordUpstream(provider: name, code: String(response.status))
             failure = httpError(response)
+            failure.calls = 1 / Double(places.count)
         }
         return .failed(Array(repeating: .failure(scrubbed(failure)), count: places.count))
     }

@@ -20,8 +20,13 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     public var isRateLimit: Bool
     /// What kind of failure it was: what the refresh does next depends on it.
     public var cause: Cause
-    /// False when the place was not asked at all (an earlier refusal in the refresh stopped it).
+    /// False when the place was not asked at all (an earlier refusal in the refresh stopped it,
+    /// or the exporter cancelled its request on shutdown).
     public var wasAsked: Bool
+    /// What the provider counts for this place's share of the request when that is not the
+    /// place's full weight: Open-Meteo counts a request answered with an HTTP error as one
+    /// call, whatever its places and variables (nil: the full weight).
+    public var calls: Double?
 
     /// The kinds of failure the refresh treats apart.
     public enum Cause: Sendable, Equatable {
@@ -48,12 +53,13 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// An exchange with `provider` that got no HTTP answer: `<provider>: <why> (<kind>)`.
-    /// DNS, connect and TLS failures are `.network`: nothing reached the API.
+    /// DNS, connect and TLS failures are `.network`: nothing reached the API. A request
+    /// cancelled on shutdown counts as not asked.
     public static func unanswered(_ provider: String, _ error: HTTPClientError) -> WeatherFetchError {
         let reachedNoAPI: Set<HTTPClientError.Kind> = [.connect, .tls]
         return WeatherFetchError(
             "\(provider): \(error.message) (\(error.kind.rawValue))",
-            cause: reachedNoAPI.contains(error.kind) ? .network : .other)
+            cause: reachedNoAPI.contains(error.kind) ? .network : .other, wasAsked: error.kind != .cancelled)
     }
 
     /// The same error for a place the refresh did not ask because of this one.

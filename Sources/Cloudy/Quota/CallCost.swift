@@ -30,11 +30,13 @@ public enum CallCost {
 
 extension HTTPClientError.Kind {
     /// Whether a request that failed this way may have reached the provider, which then counts
-    /// it: not when the name did not resolve, the connection or TLS handshake failed, or the URL
-    /// was never sent. Anything later (a timeout, a cut-off answer) is counted, to be safe.
+    /// it: not when the name did not resolve, the connection or TLS handshake failed, the URL
+    /// was never sent, or the exporter cancelled it on shutdown (a request cut short by our
+    /// own shutdown is not worth a call counted against the quota when the exporter starts
+    /// again). Anything later (a timeout, a cut-off answer) is counted, to be safe.
     var mayHaveReachedProvider: Bool {
         switch self {
-        case .connect, .tls, .invalidRequest: return false
+        case .connect, .tls, .invalidRequest, .cancelled: return false
         default: return true
         }
     }

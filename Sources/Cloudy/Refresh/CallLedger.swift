@@ -3,9 +3,9 @@
 /// respects what earlier refreshes spent. Windows slide: a batch fits when, for every limited
 /// window, the calls of the last window's length plus the batch stay within the limit, which
 /// keeps any fixed window the provider counts in (minute, UTC hour, UTC day) within it too.
-public struct CallLedger: Sendable, Equatable {
+public struct CallLedger: Sendable, Equatable, Codable {
     /// One batch's calls, or several merged, stamped with the latest time among them.
-    struct Spending: Sendable, Equatable {
+    struct Spending: Sendable, Equatable, Codable {
         var time: Double
         var calls: Double
     }
@@ -21,6 +21,14 @@ public struct CallLedger: Sendable, Equatable {
 
     /// Every entry, oldest first.
     var entries: [Spending] { hours + minutes + recent }
+
+    /// Whether every entry is a finite time with finite, non-negative calls, oldest first (what
+    /// `record` keeps; a ledger read back from a file is checked with it).
+    var isValid: Bool {
+        let all = entries
+        return all.allSatisfy { $0.time.isFinite && $0.calls.isFinite && $0.calls >= 0 }
+            && zip(all, all.dropFirst()).allSatisfy { $0.time <= $1.time }
+    }
 
     /// Records `calls` spent at `time` (times only grow), and forgets what is older than
     /// `horizon` seconds. Merged entries count a little longer, never shorter, and the ledger

@@ -3,7 +3,7 @@ import Foundation
 /// A time in which the provider refuses requests for its quota, and Cloudy sends it none: from
 /// a quota 429 until the window it named starts afresh (or `Retry-After`, whichever is later).
 /// Every place shows it (`/readyz`, `/`), and the log says it once, when it starts.
-public struct QuietPeriod: Sendable, Equatable {
+public struct QuietPeriod: Sendable, Equatable, Codable {
     public var provider: ProviderName
     /// The refusal as the provider answered it, e.g. `open-meteo: HTTP 429: Daily API request
     /// limit exceeded. Please try again tomorrow.`

@@ -54,8 +54,14 @@ public final class Refresher: @unchecked Sendable {
     private(set) var quietPeriod: QuietPeriod?
     /// Fast retries so far for places whose first fetch failed for the network.
     private var networkRetries = 0
+    /// The timer armed is such a fast retry.
+    private var armedForNetwork = false
     /// 400 answers already logged (by message): a config problem is said once.
     private var loggedBadRequests: Set<String> = []
+    /// Where the ledger and a quiet period survive a restart (`QuotaState`).
+    private let quotaFile: URL
+    /// The provider and URL the ledger and quiet period are for.
+    private var quotaOwner: (name: ProviderName, url: String)
 
     /// The first retry after a network failure before a place's first success; each next
     /// one waits twice as long, until the wait would reach the interval.
@@ -83,6 +89,33 @@ public final class Refresher: @unchecked Sendable {
         backoff = Backoff(interval: config.refresh.interval)
         budget = callBudget(config)
         pacingQuota = Self.pacingQuota(budget)
+        quotaFile = QuotaState.file(in: storagePath)
+        quotaOwner = (config.provider.name, config.provider.url)
+        // What the provider counted before a restart still counts, and a refusal still holds.
+        if let kept = QuotaState.load(
+            from: quotaFile, provider: config.provider.name, url: config.provider.url, logger: logger)
+        {
+            ledger = kept.ledger
+            let now = clock.now()
+            if let quiet = kept.quietPeriod, quiet.until > now {
+                quietPeriod = quiet
+                backoff.hold(until: quiet.until)
+                store.setQuietPeriod(quiet)
+            }
+            logger.info(
+                "calls spent before the restart still count",
+                metadata: [
+                    "provider": "\(config.provider.name.rawValue)",
+                    "calls_last_day": "\(SampleValue.format(ledger.spent(inLast: 86400, at: now)))",
+                    "quiet_until": "\(quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
+                ])
+        }
+    }
+
+    /// Keeps the ledger and the quiet period in `quotaFile` for the next start.
+    private func saveQuotaState() {
+        QuotaState(provider: quotaOwner.name, url: quotaOwner.url, ledger: ledger, quietPeriod: quietPeriod)
+            .save(to: quotaFile, logger: logger)
     }
 
     public func start() {
@@ -111,8 +144,10 @@ public final class Refresher: @unchecked Sendable {
     /// Applies a new config (after a reload): new provider settings and interval. When the
     /// reload added places or changed what is fetched, a refresh runs at once (backoff,
     /// Retry-After and a quiet period permitting) so the new places appear without waiting a
-    /// whole interval; a reload that changed neither keeps the schedule (and a paced refresh
-    /// under way goes on), so reloading is no way around fair use.
+    /// whole interval; a paced refresh under way then asks its places still waiting and the new
+    /// ones, not its first places again. A reload that changed neither keeps the schedule (a
+    /// paced refresh goes on, an armed fast network retry stays), so reloading is no way around
+    /// fair use.
     public func apply(_ config: Config, previous: Config) {
         queue.async {
             let fetchSettingsChanged =
@@ -124,14 +159,20 @@ public final class Refresher: @unchecked Sendable {
                     config, client: self.client, recorder: self.store.telemetry,
                     logger: self.logger, clock: self.clock)
             }
-            // Calls spent stay counted while the provider stays the same.
-            if config.provider.name != previous.provider.name || config.provider.url != previous.provider.url {
-                self.ledger = CallLedger()
-            }
             self.budget = self.callBudget(config)
             self.pacingQuota = Self.pacingQuota(self.budget)
             self.loggedBadRequests = []
             self.backoff.interval = config.refresh.interval
+            // Calls spent, a quiet period and the back-off belong to the provider that was asked:
+            // they stay while it stays the same; another one starts afresh and is asked at once.
+            if config.provider.name != previous.provider.name || config.provider.url != previous.provider.url {
+                self.ledger = CallLedger()
+                self.quietPeriod = nil
+                self.store.setQuietPeriod(nil)
+                self.backoff = Backoff(interval: config.refresh.interval)
+                self.quotaOwner = (config.provider.name, config.provider.url)
+                self.saveQuotaState()
+            }
             self.geocoder.baseURL = config.geocodingURL
             let known = Set(previous.places.map(\.name))
             let fetchChanged =
@@ -140,8 +181,19 @@ public final class Refresher: @unchecked Sendable {
             guard self.running else { return }
             let now = self.clock.now()
             if fetchChanged {
-                self.arm(in: self.backoff.notBefore - now)
-            } else if config.refresh.interval != previous.refresh.interval, self.run == nil {
+                // A refresh under way (paced, or waiting for a quiet period) with the same fetch
+                // settings goes on with its places still waiting, plus the added or changed ones,
+                // rather than asking its first places again.
+                var only: Set<String>?
+                if !fetchSettingsChanged, let run = self.run {
+                    let unchanged = Set(config.places.filter { previous.places.contains($0) }.map(\.name))
+                    let waiting = run.pending.map { run.places[$0].name }.filter { unchanged.contains($0) }
+                    let new = config.places.filter { !previous.places.contains($0) }.map(\.name)
+                    only = Set(waiting + new)
+                }
+                self.arm(in: self.backoff.notBefore - now, only: only)
+            } else if config.refresh.interval != previous.refresh.interval, self.run == nil, !self.armedForNetwork {
+                // A fast retry armed stays: the network is still awaited.
                 self.arm(in: self.backoff.nextRefresh(after: self.lastStarted) - now)
             }
         }
@@ -167,6 +219,7 @@ public final class Refresher: @unchecked Sendable {
     /// place or only those named; a refresh under way is given up.
     private func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
+        armedForNetwork = retryingNetwork
         setTimer(in: delay) { [weak self] in
             guard let self, self.running else { return }
             self.begin(only: names, retryingNetwork: retryingNetwork)
@@ -241,11 +294,25 @@ public final class Refresher: @unchecked Sendable {
         var now = clock.now()
         if let quiet = quietPeriod {
             guard now >= quiet.until else {
+                // A run that begins in a quiet period (kept over a restart, or after a reload)
+                // waits for it like one the provider refused: its places say so meanwhile, and
+                // it counts as started when the period lifts.
+                if !run.waitsForQuietPeriod {
+                    run.waitsForQuietPeriod = true
+                    let waiting = WeatherFetchError(quiet.description, wasAsked: false)
+                    store.record(
+                        run.pending.map {
+                            (place: run.places[$0], location: run.location(at: $0), outcome: .failure(waiting))
+                        }, at: now)
+                    store.render(now: now)
+                    self.run = run
+                }
                 armStep(in: quiet.until - now)
                 return
             }
             quietPeriod = nil
             store.setQuietPeriod(nil)
+            saveQuotaState()
             logger.info(
                 "quiet period over; asking the provider again",
                 metadata: ["provider": "\(provider.name.rawValue)", "places_waiting": "\(run.pending.count)"])
@@ -274,17 +341,23 @@ public final class Refresher: @unchecked Sendable {
         let taken = Array(run.pending.prefix(affordable))
         run.pending.removeFirst(taken.count)
         let results = provider.fetch(taken.compactMap { run.location(at: $0) }, logger: logger)
+        // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
+        // back is the shutdown, not the provider's answer; nothing is recorded, shown or backed off.
+        guard !client.isCancelled else {
+            self.run = nil
+            return
+        }
         now = clock.now()
         // Stamped when the answers are in, so the next batch leaves at least a window after
         // the provider counted this one. Places not asked, or whose request never reached the
-        // API, cost nothing.
-        let asked = results.filter { outcome in
-            guard case .failure(let error) = outcome else { return true }
-            return error.wasAsked && error.cause != .network
+        // API, cost nothing; a request the provider answered with an error costs what it
+        // counts for it (`WeatherFetchError.calls`), as `cloudy_exporter_upstream_calls_total` has it.
+        let spent = results.reduce(0.0) { sum, outcome in
+            guard case .failure(let error) = outcome else { return sum + budget.callsPerPlace }
+            guard error.wasAsked, error.cause != .network else { return sum }
+            return sum + (error.calls ?? budget.callsPerPlace)
         }
-        ledger.record(
-            Double(asked.count) * budget.callsPerPlace, at: now,
-            keeping: budget.quota.limits.keys.map(\.seconds).max() ?? 0)
+        ledger.record(spent, at: now, keeping: budget.quota.limits.keys.map(\.seconds).max() ?? 0)
 
         var refusal: WeatherFetchError?
         var refused: [Int] = []
@@ -316,6 +389,7 @@ public final class Refresher: @unchecked Sendable {
             run.waitsForQuietPeriod = true
             quiet = period
         }
+        if (spent > 0 && !budget.quota.limits.isEmpty) || quiet != nil { saveQuotaState() }
         run.busySeconds += Self.seconds(since: began)
         run.hasUnrendered = false
         // The refresh's duration is on the page rendered when its last batch is in.
@@ -393,7 +467,8 @@ public final class Refresher: @unchecked Sendable {
         }
         if !providerFailures.contains(where: { $0.cause == .badRequest }) { loggedBadRequests = [] }
         let neverFetched = Set(store.statuses.filter { $0.lastSuccess == nil }.map(\.place.name))
-        let networkWaiting = fetched.filter { index in
+        // Places not located because the geocoder could not be reached wait for the network too.
+        let networkWaiting = run.places.indices.filter { index in
             guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
             return neverFetched.contains(run.places[index].name)
         }.map { run.places[$0].name }

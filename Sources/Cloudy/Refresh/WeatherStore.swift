@@ -11,12 +11,19 @@ public final class WeatherStore: Sendable {
         var renderedAt: Double
         /// Set on every status, and on statuses a reload adds.
         var quietPeriod: QuietPeriod?
+        /// Counts the changes to `config`, `statuses` and `quietPeriod`.
+        var generation = 0
+        /// The `generation` `rendered` was built from.
+        var renderedGeneration = 0
     }
 
     public let telemetry: ExporterTelemetry
     public let telemetryPath: String
     private let processMetrics: @Sendable () -> MetricFamilies
     private let state: NIOLockedValueBox<State>
+    /// Runs in `render` between building the pages and publishing them: lets a test interleave
+    /// two renders deterministically. Nil in production.
+    let beforePublishing = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
 
     /// `processMetrics` reads the live `process_*` families at scrape time: /proc by default.
     public init(
@@ -44,6 +51,7 @@ public final class WeatherStore: Sendable {
         at now: Double
     ) {
         state.withLockedValue { state in
+            state.generation += 1
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
             for (place, location, outcome) in outcomes {
@@ -66,6 +74,7 @@ public final class WeatherStore: Sendable {
     /// removed ones vanish, added ones wait for their first refresh.
     public func replaceConfig(_ config: Config) {
         state.withLockedValue { state in
+            state.generation += 1
             var previous: [String: PlaceStatus] = [:]
             for status in state.statuses { previous[status.place.name] = status }
             state.config = config
@@ -87,6 +96,7 @@ public final class WeatherStore: Sendable {
     /// Puts every place under the provider's quiet period, or (nil) lifts it.
     public func setQuietPeriod(_ quietPeriod: QuietPeriod?) {
         state.withLockedValue { state in
+            state.generation += 1
             state.quietPeriod = quietPeriod
             for index in state.statuses.indices { state.statuses[index].quietPeriod = quietPeriod }
         }
@@ -103,15 +113,23 @@ public final class WeatherStore: Sendable {
     }
 
     /// Renders the pages from the current state. Called after every refresh and reload, and
-    /// when a place's weather goes stale; never per scrape.
+    /// when a place's weather goes stale; never per scrape. Renders run on the refresh queue and
+    /// on the reload's thread, so two can overlap: the pages are published only when no render
+    /// of newer state (or of the same state at a later time) has been published meanwhile.
     public func render(now: Double) {
-        let (config, statuses) = state.withLockedValue { ($0.config, $0.statuses) }
+        let (config, statuses, generation) = state.withLockedValue { ($0.config, $0.statuses, $0.generation) }
         let rendered = RenderedPages(
             config: config, statuses: statuses, telemetry: telemetry,
             telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
-        state.withLockedValue {
-            $0.rendered = rendered
-            $0.renderedAt = now
+        beforePublishing.withLockedValue { $0 }?()
+        state.withLockedValue { state in
+            guard
+                generation > state.renderedGeneration
+                    || (generation == state.renderedGeneration && now >= state.renderedAt)
+            else { return }
+            state.rendered = rendered
+            state.renderedAt = now
+            state.renderedGeneration = generation
         }
     }
 }

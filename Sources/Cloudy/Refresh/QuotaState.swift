@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+
+/// What the provider's quota has seen of this exporter, kept in `<storage.path>/quota.json` so a
+/// restart does not forget it: the calls spent (`CallLedger`) and a quiet period in force, for
+/// the provider and URL they were spent on. Without it an exporter that crash-loops would send a
+/// full refresh per restart into a daily quota, and ask a provider that refused it at once.
+/// Written atomically (a crash leaves the old or the new file); a file that is too big or does
+/// not decode is ignored with a log line.
+struct QuotaState: Codable, Equatable {
+    var provider: ProviderName
+    var url: String
+    var ledger: CallLedger
+    var quietPeriod: QuietPeriod?
+
+    /// Far above what a month of batches every few seconds takes (the ledger merges old entries).
+    static let maxFileBytes = 4 << 20
+
+    static func file(in storagePath: String) -> URL {
+        URL(fileURLWithPath: storagePath).appendingPathComponent("quota.json")
+    }
+
+    /// The state kept for `provider` at `url`, if a readable file holds one for them.
+    static func load(from file: URL, provider: ProviderName, url: String, logger: Logger) -> QuotaState? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= maxFileBytes else {
+            logger.warning(
+                "ignoring the quota state file: too big",
+                metadata: ["file": "\(file.path)", "bytes": "\(size)", "limit": "\(maxFileBytes)"])
+            return nil
+        }
+        do {
+            let state = try JSONDecoder().decode(QuotaState.self, from: Data(contentsOf: file))
+            guard state.ledger.isValid else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
+            }
+            guard state.provider == provider, state.url == url else { return nil }
+            return state
+        } catch {
+            logger.warning(
+                "ignoring unreadable quota state file; calls spent before the restart are not counted",
+                metadata: ["file": "\(file.path)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Writes the state to `file` (temporary file, then rename(2)); a failure is logged.
+    func save(to file: URL, logger: Logger) {
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let temporary = file.appendingPathExtension("tmp")
+            try JSONEncoder().encode(self).write(to: temporary)
+            guard rename(temporary.path, file.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+            }
+        } catch {
+            logger.warning(
+                "cannot keep the quota state; calls spent are forgotten on restart",
+                metadata: ["file": "\(file.path)", "error": "\(error)"])
+        }
+    }
+}
+
+extension ProviderName: Codable {}

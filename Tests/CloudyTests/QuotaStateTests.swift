@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// The calls spent and a quiet period survive a restart (`<storage.path>/quota.json`), so an
+/// exporter that crash-loops does not send a full refresh per start into a daily quota; a file
+/// that does not decode, or is too big, is ignored with a log line. On a `ManualClock`, through
+/// libcurl to a scripted Open-Meteo, restarting the refresher on the same storage.
+final class QuotaStateTests: XCTestCase {
+    var rig: RefresherRig!
+
+    override func setUpWithError() throws {
+        rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+    }
+
+    override func tearDown() {
+        rig.stop()
+    }
+
+    var file: URL { rig.storage.appendingPathComponent("quota.json") }
+
+    /// Stops the refresher and starts a new one on the same storage, as a restart does.
+    func restart(_ config: Config, budget: CallBudget? = nil) {
+        rig.refresher.stop()
+        rig.start(config, budget: budget)
+    }
+
+    func testCallsSpentBeforeARestartStillPaceTheFirstRefreshAfterIt() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let config = rig.config(places: 25, interval: 600)
+        rig.start(config, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [9])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path))
+        rig.clock.advance(by: 10)
+        restart(config, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [9], "the minute still holds the nine calls")
+        XCTAssertEqual(
+            try XCTUnwrap(rig.nextRefreshIn), 51, accuracy: 1e-6, "a minute after the first batch, and a second")
+        XCTAssertEqual(rig.log.entries(containing: "calls spent before the restart still count").count, 1)
+        rig.clock.advance(by: 51)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+
+        // Another URL is another quota: what was spent on this one does not hold it back.
+        var other = config
+        other.provider = ProviderSettings(url: rig.server.baseURL + "/")
+        restart(other, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9])
+    }
+
+    func testAQuietPeriodSurvivesARestart() throws {
+        rig.answer(status: .tooManyRequests, reason: "Daily API request limit exceeded. Please try again tomorrow.")
+        let config = rig.config(places: 2, interval: 60)
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 1)
+        rig.answerForecasts()
+        restart(config)
+        rig.clock.advance(by: 3600)
+        XCTAssertEqual(rig.asked.count, 1, "nothing is sent before the day's quota starts afresh")
+        XCTAssertTrue(rig.readyz.contains("no requests to open-meteo until 2026-06-16 00:01:00 UTC"), rig.readyz)
+        rig.clock.advance(by: try XCTUnwrap(rig.nextRefreshIn))
+        XCTAssertEqual(rig.asked.count, 2, "\(rig.asked.map { ($0.time - 1_781_526_034, $0.places) })")
+        XCTAssertEqual(rig.placesUp, 2)
+        XCTAssertEqual(rig.readyz, "ready")
+    }
+
+    func testAnUnreadableOrOversizedFileIsIgnoredWithALogLine() throws {
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        try Data("{\"provider\":\"open-meteo\",".utf8).write(to: file)
+        rig.start(rig.config(places: 1, interval: 60))
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 1)
+        XCTAssertEqual(rig.log.entries(containing: "ignoring unreadable quota state file").count, 1)
+
+        try Data(repeating: 0x20, count: QuotaState.maxFileBytes + 1).write(to: file)
+        restart(rig.config(places: 1, interval: 60))
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 2)
+        XCTAssertEqual(rig.log.entries(containing: "ignoring the quota state file: too big").count, 1)
+    }
+}
