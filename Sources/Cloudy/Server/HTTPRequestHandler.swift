@@ -133,7 +133,8 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         let keepAlive = request.isKeepAlive && !forceClose
         var headers = HTTPHeaders(reply.headers)
         if !extraHeaders.isEmpty { headers.add(contentsOf: extraHeaders) }
-        headers.add(name: "Content-Length", value: String(reply.body.reduce(0) { $0 + $1.readableBytes }))
+        let length = reply.contentLength ?? reply.body.reduce(0) { $0 + $1.readableBytes }
+        headers.add(name: "Content-Length", value: String(length))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let responseHead = HTTPResponseHead(version: request.version, status: reply.status, headers: headers)
         context.write(wrapOutboundOut(.head(responseHead)), promise: nil)

@@ -65,6 +65,9 @@ struct Reply {
     var status: HTTPResponseStatus
     var headers: [(String, String)] = []
     var body: [ByteBuffer] = []
+    /// The `Content-Length` when it is not the body's: the answer to HEAD of a page whose body is
+    /// costly to make (the plain exposition is inflated from its gzip member) says only its length.
+    var contentLength: Int?
 
     static func text(_ status: HTTPResponseStatus, _ text: String, extraHeaders: [(String, String)] = []) -> Reply {
         Reply(
@@ -106,6 +109,9 @@ extension Routes {
         let gzip = Self.acceptsGzip(head.headers.first(name: "accept-encoding"))
         var headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
         if gzip { headers.append(("Content-Encoding", "gzip")) }
+        if head.method == .HEAD {
+            return Reply(status: .ok, headers: headers, contentLength: rendered.scrapeLength(format, gzip: gzip))
+        }
         return Reply(status: .ok, headers: headers, body: rendered.scrapeBody(format, gzip: gzip))
     }
 

@@ -97,8 +97,8 @@ public struct RenderedMetrics: Sendable {
     /// that completes it, one ~85 KB copy a second at W100), so a gzip scrape is one buffer.
     public func scrapeBody(_ format: ExpositionFormat, gzip: Bool) -> [ByteBuffer] {
         plain.letGoOfUnread()
-        let tail = tails.tail(format: format, gzip: gzip) { text in
-            guard gzip else { return ByteBuffer(bytes: text) }
+        guard gzip else { return body(format) + [plainTail(format)] }
+        let tail = tails.tail(format: format, gzip: true) { text in
             let body = self.gzip(format)
             var member = ByteBuffer()
             member.reserveCapacity(body.prefix.readableBytes + text.count + 64)
@@ -106,8 +106,23 @@ public struct RenderedMetrics: Sendable {
             member.writeBytes(body.suffix(appending: text))
             return member
         }
-        return gzip ? [tail] : body(format) + [tail]
+        return [tail]
     }
+
+    /// The live tail of a plain scrape, as text.
+    private func plainTail(_ format: ExpositionFormat) -> ByteBuffer {
+        tails.tail(format: format, gzip: false) { ByteBuffer(bytes: $0) }
+    }
+
+    /// How many bytes `scrapeBody` would send now, without inflating the plain text: the length
+    /// of the text recorded when it was rendered, and the live tail (answers HEAD).
+    public func scrapeLength(_ format: ExpositionFormat, gzip: Bool) -> Int {
+        guard gzip else { return self.gzip(format).length + plainTail(format).readableBytes }
+        return scrapeBody(format, gzip: true).reduce(0) { $0 + $1.readableBytes }
+    }
+
+    /// How many plain texts are kept now (inflated by plain scrapes).
+    var plainTextsKept: Int { plain.keptCount }
 
 }
 
