@@ -97,6 +97,20 @@ final class ExpositionTests: XCTestCase {
         XCTAssertTrue(Routes.acceptsGzip("br, GZip ;\tq=0.5"))
         XCTAssertFalse(Routes.acceptsGzip("gzipper, x-gzip"))
         XCTAssertFalse(Routes.acceptsGzip("identity, gzip; q=0.000"))
+        XCTAssertFalse(Routes.acceptsGzip("gzi"))
+        XCTAssertFalse(Routes.acceptsGzip("**"))
+        XCTAssertTrue(Routes.acceptsGzip(" * ;q=1"))
+    }
+
+    /// Token comparison folds ASCII letters only: `@` and `` ` `` differ by the case bit too.
+    func testHeaderTokensCompareIgnoringTheCaseOfLettersOnly() {
+        XCTAssertTrue("Text/PLAIN"[...].equalsIgnoringCase("text/plain"))
+        XCTAssertFalse("a@b"[...].equalsIgnoringCase("a`b"))
+        XCTAssertFalse("[gzip]"[...].equalsIgnoringCase("{gzip}"))
+        XCTAssertFalse("gzip"[...].equalsIgnoringCase("gzip2"))
+        XCTAssertFalse("gzip2"[...].equalsIgnoringCase("gzip"))
+        XCTAssertTrue(""[...].equalsIgnoringCase(""))
+        XCTAssertFalse("zürich"[...].equalsIgnoringCase("ZÜRICH"), "only ASCII letters fold")
     }
 
     func testQualityListEntries() {
