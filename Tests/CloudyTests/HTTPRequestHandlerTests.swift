@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import XCTest
 
 @testable import Cloudy
@@ -60,6 +61,16 @@ final class HTTPRequestHandlerTests: XCTestCase {
             XCTAssertEqual(head.header("Content-Length"), String(get.body.count), "\(headers)")
             XCTAssertTrue(get.text.contains("process_open_fds 7\n"), "the live tail is counted")
         }
+    }
+
+    /// Response headers are not validated a second time by NIO (every one is a constant, a
+    /// number or a web-config header the loader checked; WebConfigLoaderTests): the check cost
+    /// ~4,900 instructions per gzip scrape.
+    func testResponseHeadersAreNotValidatedAgainPerAnswer() throws {
+        let server = try connection()
+        XCTAssertThrowsError(
+            try server.channel.pipeline.syncOperations.handler(type: NIOHTTPResponseHeadersValidator.self))
+        XCTAssertEqual(try server.request("GET", "/metrics", headers: ["Accept-Encoding: gzip"]).status, 200)
     }
 
     func testAWrongMethodIs405WithAllow() throws {
