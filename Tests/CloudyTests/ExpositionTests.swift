@@ -97,6 +97,20 @@ final class ExpositionTests: XCTestCase {
         XCTAssertTrue(Routes.acceptsGzip("br, GZip ;\tq=0.5"))
         XCTAssertFalse(Routes.acceptsGzip("gzipper, x-gzip"))
         XCTAssertFalse(Routes.acceptsGzip("identity, gzip; q=0.000"))
+        XCTAssertFalse(Routes.acceptsGzip("gzi"))
+        XCTAssertFalse(Routes.acceptsGzip("**"))
+        XCTAssertTrue(Routes.acceptsGzip(" * ;q=1"))
+    }
+
+    /// Token comparison folds ASCII letters only: `@` and `` ` `` differ by the case bit too.
+    func testHeaderTokensCompareIgnoringTheCaseOfLettersOnly() {
+        XCTAssertTrue("Text/PLAIN"[...].equalsIgnoringCase("text/plain"))
+        XCTAssertFalse("a@b"[...].equalsIgnoringCase("a`b"))
+        XCTAssertFalse("[gzip]"[...].equalsIgnoringCase("{gzip}"))
+        XCTAssertFalse("gzip"[...].equalsIgnoringCase("gzip2"))
+        XCTAssertFalse("gzip2"[...].equalsIgnoringCase("gzip"))
+        XCTAssertTrue(""[...].equalsIgnoringCase(""))
+        XCTAssertFalse("zürich"[...].equalsIgnoringCase("ZÜRICH"), "only ASCII letters fold")
     }
 
     func testQualityListEntries() {
@@ -162,24 +176,72 @@ final class ExpositionTests: XCTestCase {
             Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
     }
 
-    /// The plain text is inflated from the gzip member when first read, kept while it is read,
-    /// and let go at the next scrape once unread for the kept time.
-    func testPlainTextIsInflatedWhenReadAndLetGoWhenUnread() throws {
+    /// The plain text is inflated from the gzip member when first read, kept while plain scrapes
+    /// read it, and let go a second after the last one by a timer, with no scrape needed (it used
+    /// to be let go only at the next scrape, so one plain scrape pinned the text until then).
+    func testPlainTextIsLetGoASecondAfterTheLastReadWithoutAnotherScrape() throws {
         var page = MetricFamilies()
         page.add(MetricDescriptor("weather_up", .gauge, "Up."), labels: [("location", "A")], value: 1)
-        let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() })
+        let clock = ManualClock()
+        let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() }, clock: clock)
         let text = "# HELP weather_up Up.\n# TYPE weather_up gauge\nweather_up{location=\"A\"} 1\n"
-        let kept = PlainBodies(prometheus: rendered.prometheusGzip, openMetrics: rendered.openMetricsGzip)
-        XCTAssertEqual(kept.keptCount, 0, "nothing is inflated before a plain scrape")
-        XCTAssertEqual(String(buffer: kept.text(.prometheus)), text)
-        kept.letGoOfUnread()
-        XCTAssertEqual(kept.keptCount, 1, "read just now: kept")
-        let brief = PlainBodies(prometheus: rendered.prometheusGzip, openMetrics: rendered.openMetricsGzip, keptFor: 0)
-        XCTAssertEqual(String(buffer: brief.text(.openMetrics)), text)
-        brief.letGoOfUnread()
-        XCTAssertEqual(brief.keptCount, 0, "unread for the kept time: let go")
-        XCTAssertEqual(String(buffer: brief.text(.openMetrics)), text, "and inflated again when read")
-        let scrape = rendered.scrapeBody(.prometheus, gzip: false).map { String(buffer: $0) }.joined()
-        XCTAssertEqual(scrape, text)
+        func plainScrape() -> String {
+            rendered.scrapeBody(.prometheus, gzip: false).map { String(buffer: $0) }.joined()
+        }
+        XCTAssertEqual(rendered.plainTextsKept, 0, "nothing is inflated before a plain scrape")
+        XCTAssertEqual(plainScrape(), text)
+        XCTAssertEqual(rendered.plainTextsKept, 1)
+        clock.advance(by: 0.6)
+        XCTAssertEqual(plainScrape(), text)
+        clock.advance(by: 0.6)
+        XCTAssertEqual(rendered.plainTextsKept, 1, "read 0.6 s ago: kept")
+        clock.advance(by: 0.5)
+        XCTAssertEqual(rendered.plainTextsKept, 0, "unread for a second: let go without another scrape")
+        XCTAssertEqual(clock.pendingDeadlines, [], "and no timer is left")
+        _ = rendered.scrapeBody(.prometheus, gzip: true)
+        XCTAssertEqual(rendered.plainTextsKept, 0, "a gzip scrape inflates nothing")
+        XCTAssertEqual(plainScrape(), text, "inflated again when read")
+    }
+
+    /// The next rendering lets go of the kept text at once: the timer does not hold it.
+    func testTheKeptTextGoesWithItsRendering() throws {
+        var page = MetricFamilies()
+        page.add(MetricDescriptor("weather_up", .gauge, "Up."), labels: [("location", "A")], value: 1)
+        let gzip = RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheusGzip
+        let clock = ManualClock()
+        weak var released: PlainBodies?
+        do {
+            let bodies = PlainBodies(prometheus: gzip, openMetrics: gzip, clock: clock)
+            XCTAssertEqual(bodies.text(.prometheus).count, 1)
+            XCTAssertEqual(clock.pendingDeadlines.count, 1)
+            released = bodies
+        }
+        XCTAssertNil(released, "nothing else holds the texts of a replaced rendering")
+        XCTAssertEqual(clock.pendingDeadlines, [], "its timer is cancelled")
+    }
+
+    /// A kept text takes its own length and less than 64 KiB more (one ByteBuffer grew to the
+    /// next power of two: 17.4 MB of text at W1000 held 32 MiB).
+    func testTheKeptTextIsHeldInPiecesOfItsOwnSize() throws {
+        var page = MetricFamilies()
+        let up = MetricDescriptor("weather_up", .gauge, "Up.")
+        for index in 0..<12_000 { page.add(up, labels: [("location", "Place number \(index)")], value: 1) }
+        var writer = ExpositionWriter()
+        for family in page.sorted() { writer.write(family, format: .prometheus) }
+        let clock = ManualClock()
+        let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() }, clock: clock)
+        let bodies = PlainBodies(
+            prometheus: rendered.prometheusGzip, openMetrics: rendered.openMetricsGzip, clock: clock)
+        let pieces = bodies.text(.prometheus)
+        XCTAssertEqual(pieces.flatMap { Array($0.readableBytesView) }, writer.bytes)
+        XCTAssertGreaterThan(writer.bytes.count, 2 * PlainBodies.smallestPiece)
+        XCTAssertGreaterThanOrEqual(bodies.keptCapacity, writer.bytes.count)
+        XCTAssertLessThan(bodies.keptCapacity, writer.bytes.count + PlainBodies.smallestPiece)
+        for length in [0, 1, 65_535, 65_536, 65_537, 300_000, 1_048_576, 17_383_808] {
+            let sizes = PlainBodies.pieceSizes(length)
+            XCTAssertEqual(sizes.reduce(0, +), length, "\(length)")
+            XCTAssertTrue(sizes.dropLast().allSatisfy { $0.nonzeroBitCount == 1 }, "\(length): \(sizes)")
+            XCTAssertLessThan(sizes.last ?? 0, max(PlainBodies.smallestPiece, length + 1))
+        }
     }
 }

@@ -162,6 +162,39 @@ final class HTMLPagesTests: XCTestCase {
         XCTAssertEqual(served.places.names, places.map(\.name))
     }
 
+    /// The kept pages are the ones read most recently: a page read again stays kept while pages
+    /// past the limit are asked for, and the least recently read one is let go first (the first
+    /// 64 pages asked for used to be kept for good, and every other page rendered on each request).
+    func testKeptPagesAreTheMostRecentlyReadOnes() throws {
+        let count = PlacePages.keptPages + 3
+        let places = (0..<count).map { Place(name: "Place \($0)", latitude: 1, longitude: 1) }
+        let statuses = places.map {
+            PlaceStatus(
+                place: $0, snapshot: PlaceSnapshots.full, lastSuccess: Self.now - 60, lastAttempt: Self.now - 60)
+        }
+        let pages = HTMLPages(
+            config: Config(forecast: ForecastSettings(days: 3, hours: 2), places: places), statuses: statuses,
+            readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
+        ).places
+        let names = places.map(\.name)
+        for name in names.prefix(PlacePages.keptPages) { _ = try XCTUnwrap(pages[name]) }
+        XCTAssertEqual(pages.keptNames, Array(names.prefix(PlacePages.keptPages)))
+        let first = try XCTUnwrap(pages[names[0]])  // read again: now the most recent
+        _ = try XCTUnwrap(pages[names[PlacePages.keptPages]])
+        XCTAssertEqual(pages.keptCount, PlacePages.keptPages)
+        XCTAssertFalse(pages.keptNames.contains(names[1]), "the least recently read page is let go")
+        XCTAssertTrue(pages.keptNames.contains(names[0]), "the page read again stays")
+        XCTAssertEqual(pages.keptNames.suffix(2), [names[0], names[PlacePages.keptPages]])
+        _ = try XCTUnwrap(pages[names[PlacePages.keptPages + 1]])
+        XCTAssertEqual(pages.keptNames.first, names[3], "then the next least recently read")
+        XCTAssertFalse(pages.keptNames.contains(names[2]))
+        XCTAssertEqual(try XCTUnwrap(pages[names[0]]), first, "a kept page is the same bytes")
+        XCTAssertEqual(pages.keptNames.last, names[0])
+        _ = try XCTUnwrap(pages[names[1]])  // let go, asked again: rendered and kept again
+        XCTAssertEqual(pages.keptNames.last, names[1])
+        XCTAssertEqual(pages.keptCount, PlacePages.keptPages)
+    }
+
     func compare(_ buffer: ByteBuffer, golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let url = TestPaths.fixtures.appendingPathComponent("golden").appendingPathComponent(name)
         let actual = String(buffer: buffer)

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import XCTest
 
 @testable import Cloudy
@@ -37,6 +38,39 @@ final class HTTPRequestHandlerTests: XCTestCase {
             XCTAssertEqual(server.unparsedBytes, 0, "no body after the head of /metrics \(headers)")
         }
         XCTAssertTrue(server.isOpen)
+    }
+
+    /// HEAD of the plain exposition tells the length GET sends, from the length recorded when the
+    /// page was rendered and the live tail, without inflating the text from its gzip member.
+    func testHEADOfThePlainExpositionTellsItsLengthWithoutInflatingIt() throws {
+        var process = MetricFamilies()
+        process.add(MetricDescriptor("process_open_fds", .gauge, "Open fds."), labels: [], value: 7)
+        let fixedProcess = process
+        let store = WeatherStore(
+            config: Config(places: [Place(name: "Berlin", latitude: 52.52, longitude: 13.41)]),
+            telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 60,
+            processMetrics: { fixedProcess })
+        let server = try EmbeddedHTTPConnection(
+            routes: Routes(store: store, telemetryPath: "/metrics", reload: reload.reload))
+        for headers in [[], ["Accept: application/openmetrics-text"]] {
+            let kept = store.rendered.metrics.plainTextsKept
+            let head = try server.request("HEAD", "/metrics", headers: headers)
+            XCTAssertEqual(head.status, 200)
+            XCTAssertLessThanOrEqual(store.rendered.metrics.plainTextsKept, kept, "HEAD inflates nothing \(headers)")
+            let get = try server.request("GET", "/metrics", headers: headers)
+            XCTAssertEqual(head.header("Content-Length"), String(get.body.count), "\(headers)")
+            XCTAssertTrue(get.text.contains("process_open_fds 7\n"), "the live tail is counted")
+        }
+    }
+
+    /// Response headers are not validated a second time by NIO (every one is a constant, a
+    /// number or a web-config header the loader checked; WebConfigLoaderTests): the check cost
+    /// ~4,900 instructions per gzip scrape.
+    func testResponseHeadersAreNotValidatedAgainPerAnswer() throws {
+        let server = try connection()
+        XCTAssertThrowsError(
+            try server.channel.pipeline.syncOperations.handler(type: NIOHTTPResponseHeadersValidator.self))
+        XCTAssertEqual(try server.request("GET", "/metrics", headers: ["Accept-Encoding: gzip"]).status, 200)
     }
 
     func testAWrongMethodIs405WithAllow() throws {

@@ -165,6 +165,10 @@ final class WebConfigLoaderTests: XCTestCase {
         try assertRefused(
             "http_server_config:\n  headers:\n    X-Frame-Options: allow\n",
             field: "http_server_config.headers.X-Frame-Options", reason: "deny, sameorigin")
+        // The server does not validate response headers again (HTTPServer.configureConnection).
+        try assertRefused(
+            "http_server_config:\n  headers:\n    Content-Security-Policy: \"a\\r\\nSet-Cookie: x\"\n",
+            field: "http_server_config.headers.Content-Security-Policy", reason: "control character")
         try assertRefused("rate_limit:\n  burst: 5\n", field: "rate_limit.interval", reason: "required")
         try assertRefused("rate_limit:\n  interval: 1s\n  burst: 0\n", field: "rate_limit.burst", reason: "between")
         try assertRefused(

@@ -65,6 +65,9 @@ struct Reply {
     var status: HTTPResponseStatus
     var headers: [(String, String)] = []
     var body: [ByteBuffer] = []
+    /// The `Content-Length` when it is not the body's: the answer to HEAD of a page whose body is
+    /// costly to make (the plain exposition is inflated from its gzip member) says only its length.
+    var contentLength: Int?
 
     static func text(_ status: HTTPResponseStatus, _ text: String, extraHeaders: [(String, String)] = []) -> Reply {
         Reply(
@@ -104,15 +107,26 @@ extension Routes {
         let rendered = store.rendered.metrics
         let format = ExpositionFormat.negotiate(accept: head.headers.first(name: "accept"))
         let gzip = Self.acceptsGzip(head.headers.first(name: "accept-encoding"))
-        var headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
-        if gzip { headers.append(("Content-Encoding", "gzip")) }
+        let headers = Self.metricsHeaders[format == .prometheus ? 0 : 1][gzip ? 1 : 0]
+        if head.method == .HEAD {
+            return Reply(status: .ok, headers: headers, contentLength: rendered.scrapeLength(format, gzip: gzip))
+        }
         return Reply(status: .ok, headers: headers, body: rendered.scrapeBody(format, gzip: gzip))
+    }
+
+    /// The headers of a `/metrics` answer, by format (prometheus, openMetrics) and gzip (no, yes):
+    /// built once, not per scrape.
+    static let metricsHeaders: [[[(String, String)]]] = [ExpositionFormat.prometheus, .openMetrics].map { format in
+        let headers = [("Content-Type", format.contentType), ("Vary", "Accept-Encoding, Accept")]
+        return [headers, headers + [("Content-Encoding", "gzip")]]
     }
 
     /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
-        return QualityList(header).contains { coding, q in q > 0 && (coding.equalsIgnoringCase("gzip") || coding == "*")
+        if header == "gzip" { return true }  // what Prometheus sends: no list to read
+        return QualityList(header).contains { coding, q in
+            q > 0 && (coding.equalsIgnoringCase("gzip") || coding.utf8.elementsEqual("*".utf8))
         }
     }
 }

@@ -49,26 +49,37 @@ public struct GzipBody: Sendable {
         self.length = length
     }
 
-    /// The cached text, read back from `prefix` (for plain scrapes; see `RenderedMetrics`).
-    func inflated() -> ByteBuffer {
+    /// The cached text, read back from `prefix` (for plain scrapes; see `RenderedMetrics`), into
+    /// buffers of `pieces` bytes each, in order (they must add up to `length`).
+    func inflated(pieces: [Int]) -> [ByteBuffer] {
+        precondition(pieces.reduce(0, +) == length, "pieces must hold the text exactly")
         var member = prefix
         member.writeBytes(suffix(appending: []))
-        var text = ByteBuffer()
-        text.reserveCapacity(max(length, 1))
         var stream = z_stream()
         guard cloudy_inflate_init_gzip(&stream) == Z_OK else { fatalError("zlib inflateInit2 failed") }
         defer { inflateEnd(&stream) }
-        let status = member.withUnsafeReadableBytes { source in
-            text.withUnsafeMutableWritableBytes { target -> Int32 in
-                stream.next_in = UnsafeMutablePointer(mutating: source.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(source.count)
-                stream.next_out = target.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(target.count)
-                return inflate(&stream, Z_FINISH)
+        var status = Z_OK
+        let text = member.withUnsafeReadableBytes { source -> [ByteBuffer] in
+            stream.next_in = UnsafeMutablePointer(mutating: source.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(source.count)
+            return pieces.indices.map { index -> ByteBuffer in
+                let size = pieces[index]
+                var piece = ByteBufferAllocator().buffer(capacity: max(size, 1))
+                let written = piece.withUnsafeMutableWritableBytes { target -> Int in
+                    stream.next_out = target.bindMemory(to: Bytef.self).baseAddress
+                    stream.avail_out = uInt(size)
+                    if index == pieces.count - 1 {
+                        status = inflate(&stream, Z_FINISH)  // the rest of the text, and the trailer
+                    } else {
+                        while stream.avail_out > 0, status == Z_OK { status = inflate(&stream, Z_NO_FLUSH) }
+                    }
+                    return size - Int(stream.avail_out)
+                }
+                piece.moveWriterIndex(forwardBy: written)
+                return piece
             }
         }
         precondition(status == Z_STREAM_END && Int(stream.total_out) == length, "own gzip member does not inflate")
-        text.moveWriterIndex(forwardBy: length)
         return text
     }
 

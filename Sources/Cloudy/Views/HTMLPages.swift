@@ -141,14 +141,40 @@ public struct HTMLPages: Sendable {
 
 /// Each place's page by the place's name, rendered on its first request from the rendering's
 /// state. At most `keptPages` pages are kept (a crawler reading every page of 1,000 places would
-/// otherwise hold ~20 MB until the next rendering); a page past that is rendered on every request.
+/// otherwise hold ~20 MB until the next rendering): the ones read most recently, so the pages
+/// people keep reading stay rendered whatever else was asked for since; a page read again after
+/// it was let go is rendered again.
 public final class PlacePages: Sendable {
     static let keptPages = 64
 
     private let source: HTMLPages.PageSource
     /// Index into `source.statuses` by the place's name.
     private let index: [String: Int]
-    private let kept = NIOLockedValueBox<[String: ByteBuffer]>([:])
+    private let kept = NIOLockedValueBox(RecentPages())
+
+    /// The kept pages, each stamped with the read that last returned it.
+    private struct RecentPages {
+        var pages: [String: (page: ByteBuffer, readAt: UInt64)] = [:]
+        var reads: UInt64 = 0
+
+        mutating func read(_ name: String) -> ByteBuffer? {
+            guard let page = pages[name]?.page else { return nil }
+            reads += 1
+            pages[name]?.readAt = reads
+            return page
+        }
+
+        /// Keeps `page`, letting go of the least recently read page when `limit` are kept.
+        mutating func keep(_ name: String, _ page: ByteBuffer, limit: Int) {
+            reads += 1
+            if pages[name] == nil, pages.count >= limit,
+                let oldest = pages.min(by: { $0.value.readAt < $1.value.readAt })?.key
+            {
+                pages[oldest] = nil
+            }
+            pages[name] = (page, reads)
+        }
+    }
 
     init(_ source: HTMLPages.PageSource) {
         self.source = source
@@ -161,9 +187,9 @@ public final class PlacePages: Sendable {
     /// The page of the place named `name`, or nil when no place has that name.
     public subscript(name: String) -> ByteBuffer? {
         guard let position = index[name] else { return nil }
-        if let page = kept.withLockedValue({ $0[name] }) { return page }
+        if let page = kept.withLockedValue({ $0.read(name) }) { return page }
         let page = source.page(of: source.statuses[position])  // outside the lock, as `LazyPages`
-        kept.withLockedValue { if $0.count < Self.keptPages { $0[name] = page } }
+        kept.withLockedValue { $0.keep(name, page, limit: Self.keptPages) }
         return page
     }
 
@@ -171,5 +197,10 @@ public final class PlacePages: Sendable {
     public var names: [String] { source.statuses.map(\.place.name) }
 
     /// How many pages are kept now.
-    var keptCount: Int { kept.withLockedValue { $0.count } }
+    var keptCount: Int { kept.withLockedValue { $0.pages.count } }
+
+    /// The names of the pages kept now, least recently read first.
+    var keptNames: [String] {
+        kept.withLockedValue { $0.pages.sorted { $0.value.readAt < $1.value.readAt }.map(\.key) }
+    }
 }

@@ -10,7 +10,7 @@ import NIOCore
 /// memory, while Prometheus and the other scrapers ask for gzip. A plain scrape inflates the
 /// member (the first plain scrape of a W1000 page took 30 ms against 15 ms for the next one),
 /// and the text is then kept for the plain scrapes that follow, until none has read it for
-/// `PlainBodies.keptFor`.
+/// `PlainBodies.keptFor` (a timer lets it go) or the next rendering replaces this value.
 ///
 /// The two formats spell samples alike and differ only in a few families' `# HELP`/`# TYPE`
 /// lines, so the text they share is compressed once: both members are made of the same
@@ -23,7 +23,11 @@ public struct RenderedMetrics: Sendable {
 
     /// `processMetrics` reads the live `process_*` families; a scrape calls it at most once a
     /// second (`TailCache.maxAge`).
-    public init(page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies) {
+    /// `clock` times how long an inflated plain text is kept (`PlainBodies`).
+    public init(
+        page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies,
+        clock: any ExporterClock = SystemClock()
+    ) {
         tails = TailCache(processMetrics: processMetrics)
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
@@ -65,7 +69,7 @@ public struct RenderedMetrics: Sendable {
         }
         prometheusGzip = GzipBody(pieces: prometheusPieces)
         openMetricsGzip = GzipBody(pieces: openMetricsPieces)
-        self.plain = PlainBodies(prometheus: prometheusGzip, openMetrics: openMetricsGzip)
+        self.plain = PlainBodies(prometheus: prometheusGzip, openMetrics: openMetricsGzip, clock: clock)
     }
 
     /// A part of the page: spelled alike in both formats (a range of the Prometheus text), or
@@ -76,14 +80,22 @@ public struct RenderedMetrics: Sendable {
     }
 
     /// The cached Prometheus 0.0.4 text (without the live tail).
-    public var prometheus: ByteBuffer { plain.text(.prometheus) }
+    public var prometheus: ByteBuffer { joined(plain.text(.prometheus)) }
 
     /// The cached OpenMetrics text (without the live tail and `# EOF`).
-    public var openMetrics: ByteBuffer { plain.text(.openMetrics) }
+    public var openMetrics: ByteBuffer { joined(plain.text(.openMetrics)) }
+
+    /// One buffer of the pieces (a copy: for tests and tools; scrapes send the pieces).
+    private func joined(_ pieces: [ByteBuffer]) -> ByteBuffer {
+        var whole = ByteBuffer()
+        whole.reserveCapacity(pieces.reduce(0) { $0 + $1.readableBytes })
+        for piece in pieces { whole.writeImmutableBuffer(piece) }
+        return whole
+    }
 
     /// The cached body (without the live tail) as buffers to send in order.
     public func body(_ format: ExpositionFormat) -> [ByteBuffer] {
-        [plain.text(format)]
+        plain.text(format)
     }
 
     public func gzip(_ format: ExpositionFormat) -> GzipBody {
@@ -96,9 +108,8 @@ public struct RenderedMetrics: Sendable {
     /// of scrapes shares one reading; the gzip member is then kept whole (prefix and the suffix
     /// that completes it, one ~85 KB copy a second at W100), so a gzip scrape is one buffer.
     public func scrapeBody(_ format: ExpositionFormat, gzip: Bool) -> [ByteBuffer] {
-        plain.letGoOfUnread()
-        let tail = tails.tail(format: format, gzip: gzip) { text in
-            guard gzip else { return ByteBuffer(bytes: text) }
+        guard gzip else { return body(format) + [plainTail(format)] }
+        let tail = tails.tail(format: format, gzip: true) { text in
             let body = self.gzip(format)
             var member = ByteBuffer()
             member.reserveCapacity(body.prefix.readableBytes + text.count + 64)
@@ -106,56 +117,132 @@ public struct RenderedMetrics: Sendable {
             member.writeBytes(body.suffix(appending: text))
             return member
         }
-        return gzip ? [tail] : body(format) + [tail]
+        return [tail]
     }
+
+    /// The live tail of a plain scrape, as text.
+    private func plainTail(_ format: ExpositionFormat) -> ByteBuffer {
+        tails.tail(format: format, gzip: false) { ByteBuffer(bytes: $0) }
+    }
+
+    /// How many bytes `scrapeBody` would send now, without inflating the plain text: the length
+    /// of the text recorded when it was rendered, and the live tail (answers HEAD).
+    public func scrapeLength(_ format: ExpositionFormat, gzip: Bool) -> Int {
+        guard gzip else { return self.gzip(format).length + plainTail(format).readableBytes }
+        return scrapeBody(format, gzip: true).reduce(0) { $0 + $1.readableBytes }
+    }
+
+    /// How many plain texts are kept now (inflated by plain scrapes).
+    var plainTextsKept: Int { plain.keptCount }
 
 }
 
 /// The plain texts of one rendering, inflated from its gzip members when a plain scrape asks and
-/// kept while plain scrapes keep reading them.
+/// kept while plain scrapes keep reading them: a timer on the clock lets a text go once
+/// `keptFor` passed without a read, and the next rendering lets go of all of this (the timer does
+/// not hold it). Each text is held in pieces whose sizes are powers of two (NIO rounds every
+/// buffer up to one), so it takes its own length and at most 64 KiB more, not up to twice it.
 final class PlainBodies: Sendable {
-    /// A text no scrape has read for this long is let go at the next scrape.
-    static let keptFor: UInt64 = 1_000_000_000  // nanoseconds
-    private let keptFor: UInt64
+    /// A text no scrape has read for this long is let go.
+    static let keptFor: Double = 1  // seconds
+    /// The smallest piece a text is held in.
+    static let smallestPiece = 64 * 1024
+    private static let timerQueue = DispatchQueue(label: "cloudy.plain-bodies")
+
+    private let keptFor: Double
+    private let clock: any ExporterClock
 
     private struct Entry {
-        var readAt: UInt64
-        var text: ByteBuffer
+        var readAt: Double
+        var text: [ByteBuffer]
+    }
+
+    private struct State {
+        /// Indexed by format: prometheus 0, openMetrics 1.
+        var entries: [Entry?] = [nil, nil]
+        var timer: (any ScheduledTimer)?
     }
 
     /// Indexed by format: prometheus 0, openMetrics 1.
     private let members: [GzipBody]
-    private let entries = NIOLockedValueBox<[Entry?]>([nil, nil])
+    private let state = NIOLockedValueBox(State())
 
-    init(prometheus: GzipBody, openMetrics: GzipBody, keptFor: UInt64 = PlainBodies.keptFor) {
+    init(
+        prometheus: GzipBody, openMetrics: GzipBody, keptFor: Double = PlainBodies.keptFor,
+        clock: any ExporterClock = SystemClock()
+    ) {
         members = [prometheus, openMetrics]
         self.keptFor = keptFor
+        self.clock = clock
+    }
+
+    deinit {
+        state.withLockedValue { $0.timer?.cancel() }
     }
 
     /// How many texts are kept now.
-    var keptCount: Int { entries.withLockedValue { $0.count { $0 != nil } } }
+    var keptCount: Int { state.withLockedValue { $0.entries.count { $0 != nil } } }
 
-    func text(_ format: ExpositionFormat) -> ByteBuffer {
+    /// How many bytes the kept texts' buffers hold (their capacity).
+    var keptCapacity: Int {
+        state.withLockedValue { $0.entries.reduce(0) { $0 + ($1?.text.reduce(0) { $0 + $1.capacity } ?? 0) } }
+    }
+
+    /// The text of `format`, in order, as buffers to send one after another.
+    func text(_ format: ExpositionFormat) -> [ByteBuffer] {
         let slot = format == .prometheus ? 0 : 1
-        let now = DispatchTime.now().uptimeNanoseconds
-        let kept = entries.withLockedValue { entries -> ByteBuffer? in
-            entries[slot]?.readAt = now
-            return entries[slot]?.text
+        let now = clock.now()
+        let kept = state.withLockedValue { state -> [ByteBuffer]? in
+            state.entries[slot]?.readAt = now
+            return state.entries[slot]?.text
         }
         if let kept { return kept }
         // Outside the lock: two first readers at once inflate it twice, harmlessly.
-        let text = members[slot].inflated()
-        entries.withLockedValue { $0[slot] = Entry(readAt: now, text: text) }
+        let text = members[slot].inflated(pieces: Self.pieceSizes(members[slot].length))
+        state.withLockedValue { state in
+            state.entries[slot] = Entry(readAt: now, text: text)
+            if state.timer == nil { state.timer = schedule(after: keptFor) }
+        }
         return text
     }
 
-    /// Lets go of the texts no scrape has read for `keptFor`.
+    /// The sizes a text of `length` bytes is held in: a power of two for each bit of `length`
+    /// from `smallestPiece` up, largest first, and the rest (under `smallestPiece`) last.
+    static func pieceSizes(_ length: Int) -> [Int] {
+        var sizes: [Int] = []
+        var bit = Int.bitWidth - 1 - max(length, 1).leadingZeroBitCount
+        while bit >= 0, 1 << bit >= smallestPiece {
+            if length & (1 << bit) != 0 { sizes.append(1 << bit) }
+            bit -= 1
+        }
+        let rest = length & (smallestPiece - 1)
+        if rest > 0 || sizes.isEmpty { sizes.append(rest) }
+        return sizes
+    }
+
+    /// Runs `letGoOfUnread` `delay` seconds from now; the timer holds this object weakly.
+    private func schedule(after delay: Double) -> any ScheduledTimer {
+        clock.schedule(after: delay, leeway: 0.1, on: Self.timerQueue) { [weak self] in self?.letGoOfUnread() }
+    }
+
+    /// Lets go of the texts no scrape has read for `keptFor`, and times the next look at those
+    /// still read.
     func letGoOfUnread() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        entries.withLockedValue { entries in
-            for slot in entries.indices where entries[slot].map({ now &- $0.readAt >= keptFor }) == true {
-                entries[slot] = nil
+        let now = clock.now()
+        state.withLockedValue { state in
+            state.timer?.cancel()
+            state.timer = nil
+            var lastRead: Double?
+            for slot in state.entries.indices {
+                guard let readAt = state.entries[slot]?.readAt else { continue }
+                // A millisecond early counts as due: the timer fires at `readAt + keptFor`, give or take rounding.
+                if now - readAt >= keptFor - 0.001 {
+                    state.entries[slot] = nil
+                } else {
+                    lastRead = min(lastRead ?? readAt, readAt)
+                }
             }
+            if let lastRead { state.timer = schedule(after: lastRead + keptFor - now) }
         }
     }
 }
