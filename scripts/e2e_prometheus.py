@@ -669,6 +669,25 @@ def start_exporter(binary, config, work, name, logs, extra_args=()):
     return exporter
 
 
+def launch_prometheus(work, config, suffix, logs, what):
+    """Debian's Prometheus on a free port with `config` (its TSDB and log named with `suffix`),
+    waited for until ready; returns its URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = work / f"prometheus{suffix}.log"
+    logs.append(log_path)
+    with open(log_path, "w") as log:
+        proc = spawn([PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={work / ('tsdb' + suffix)}",
+                      f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_ok(url + "/-/ready", 15, proc)
+    except (RuntimeError, TimeoutError) as error:
+        fail(f"{what} not ready on 127.0.0.1:{port} within 15s: {error}")
+        raise Fatal from None
+    ok(f"{what} ready on 127.0.0.1:{port}")
+    return url
+
+
 def start_prometheus(work, exporter, logs):
     """Prometheus scraping the exporter and evaluating the shipped rules every second."""
     config = work / "prometheus.yml"
@@ -683,19 +702,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:{exporter.port}']
 """)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_path = work / "prometheus.log"
-    logs.append(log_path)
-    with open(log_path, "w") as log:
-        proc = spawn([PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={work / 'tsdb'}",
-                      f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_ok(url + "/-/ready", 15, proc)
-    except (RuntimeError, TimeoutError) as error:
-        fail(f"Prometheus not ready on 127.0.0.1:{port} within 15s: {error}")
-        raise Fatal from None
-    ok(f"Prometheus ready on 127.0.0.1:{port}")
+    url = launch_prometheus(work, config, "", logs, "Prometheus")
     if not wait_target(url, "cloudy", 15):
         raise Fatal
     return url
@@ -792,15 +799,7 @@ def check_tls(binary, fake, work, logs):
         job.format(name="cloudy-other-ca", certs=certs, port=mutual.port,
                    extra=f"\n      cert_file: {certs}/other-client.pem\n      key_file: {certs}/other-client.key"),
     ]))
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_path = work / "prometheus-tls.log"
-    logs.append(log_path)
-    with open(log_path, "w") as log:
-        proc = spawn([PROMETHEUS, f"--config.file={prometheus_config}", f"--storage.tsdb.path={work / 'tsdb-tls'}",
-                      f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
-    wait_ok(url + "/-/ready", 15, proc)
-    ok(f"second Prometheus (TLS jobs) ready on 127.0.0.1:{port}")
+    url = launch_prometheus(work, prometheus_config, "-tls", logs, "second Prometheus (TLS jobs)")
     for name in ["cloudy-basic-auth", "cloudy-client-cert"]:
         if wait_target(url, name, 15):
             wait_query(url, f'count(weather_up{{job="{name}"}} == 1) == 2', 10, f"job {name}: both places up")

@@ -181,16 +181,9 @@ public final class Geocoder: @unchecked Sendable {
 
     private func save() {
         do {
-            try FileManager.default.createDirectory(
-                at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let temporary = stateFile.appendingPathExtension("tmp")
-            try encoder.encode(found).write(to: temporary)
-            // rename(2) replaces the old file atomically: a crash leaves the old or the new one.
-            guard rename(temporary.path, stateFile.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stateFile.path])
-            }
+            try StorageFile.write(encoder.encode(found), to: stateFile)
         } catch {
             logger.warning(
                 "cannot remember resolved places; they will be looked up again after a restart",

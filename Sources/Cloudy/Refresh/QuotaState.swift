@@ -45,16 +45,10 @@ struct QuotaState: Codable, Equatable {
         }
     }
 
-    /// Writes the state to `file` (temporary file, then rename(2)); a failure is logged.
+    /// Writes the state to `file` (`StorageFile`); a failure is logged.
     func save(to file: URL, logger: Logger) {
         do {
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let temporary = file.appendingPathExtension("tmp")
-            try JSONEncoder().encode(self).write(to: temporary)
-            guard rename(temporary.path, file.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
-            }
+            try StorageFile.write(JSONEncoder().encode(self), to: file)
         } catch {
             logger.warning(
                 "cannot keep the quota state; calls spent are forgotten on restart",
