@@ -80,16 +80,28 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     private func verifyLogin(
         context: ChannelHandlerContext, head: HTTPRequestHead, path: String, check: @escaping @Sendable () -> Bool
     ) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let promise = context.eventLoop.makePromise(of: Bool.self)
-        offloadLogin { promise.succeed(check()) }
-        promise.futureResult.whenSuccess { verified in
-            let (handler, context) = loopBound.value
+        offloaded(by: offloadLogin, context: context, check) { handler, context, verified in
             if verified {
                 handler.route(context: context, head: head, path: path)
             } else {
                 handler.write(context: context, head: head, reply: AccessPolicy.unauthorized())
             }
+        }
+    }
+
+    /// Runs blocking `work` through `offload`, then `answer` with its result back on the
+    /// connection's event loop. Until then the connection's other requests wait (NIO's pipelining
+    /// handler holds them); other connections do not.
+    private func offloaded<Value: Sendable>(
+        by offload: Offload, context: ChannelHandlerContext, _ work: @escaping @Sendable () -> Value,
+        then answer: @escaping @Sendable (HTTPRequestHandler, ChannelHandlerContext, Value) -> Void
+    ) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let promise = context.eventLoop.makePromise(of: Value.self)
+        offload { promise.succeed(work()) }
+        promise.futureResult.whenSuccess { value in
+            let (handler, context) = loopBound.value
+            answer(handler, context, value)
         }
     }
 
@@ -113,15 +125,9 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         }
     }
 
-    /// Reloads off the event loop and answers when done; the connection's other requests wait
-    /// (NIO's pipelining handler holds them), other connections do not.
+    /// Reloads off the event loop and answers when done.
     private func reload(context: ChannelHandlerContext, head: HTTPRequestHead) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let routes = self.routes
-        let promise = context.eventLoop.makePromise(of: String?.self)
-        offload { promise.succeed(routes.reload()) }
-        promise.futureResult.whenSuccess { failure in
-            let (handler, context) = loopBound.value
+        offloaded(by: offload, context: context, routes.reload) { handler, context, failure in
             let reply: Reply =
                 failure.map { .text(.internalServerError, "reload refused: " + $0.onOneLine) }
                 ?? .text(.ok, "config reloaded")

@@ -2,11 +2,12 @@ import NIOCore
 
 /// Every page the server hands out, rendered from the store's state after each refresh and
 /// reload (never per request): `/metrics` in both formats, the HTML pages (`/` and each place's),
-/// and what `/readyz` says.
-public struct RenderedPages: Sendable {
-    public var metrics: RenderedMetrics
-    public var html: HTMLPages
-    public var readiness: Readiness
+/// and what `/readyz` says. A class: every request takes the store's current rendering, and a
+/// reference is one retain where a copy of the three views was several.
+public final class RenderedPages: Sendable {
+    public let metrics: RenderedMetrics
+    public let html: HTMLPages
+    public let readiness: Readiness
 
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
     public init(
