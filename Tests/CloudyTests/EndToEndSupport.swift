@@ -78,6 +78,19 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
 class FakeWeatherTestCase: XCTestCase {
     var fake: FakeWeatherAPI!
 
+    /// Berlin, London and New York as `locations:` items, for configs that need a few places.
+    static let threeCities = """
+          - name: Berlin
+            latitude: 52.52
+            longitude: 13.41
+          - name: London
+            latitude: 51.5085
+            longitude: -0.1257
+          - name: New York
+            latitude: 40.7143
+            longitude: -74.006
+        """
+
     override func setUpWithError() throws {
         try super.setUpWithError()
         fake = try FakeWeatherAPI()

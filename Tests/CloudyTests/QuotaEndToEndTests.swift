@@ -18,15 +18,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
           timeout: 2s
         \(refresh)
         locations:
-          - name: Berlin
-            latitude: 52.52
-            longitude: 13.41
-          - name: London
-            latitude: 51.5085
-            longitude: -0.1257
-          - name: New York
-            latitude: 40.7143
-            longitude: -74.006
+        \(Self.threeCities)
         """
     }
 
