@@ -2,17 +2,15 @@ import Logging
 
 /// The public hosts' fair-use floors for the refresh interval.
 public enum FairUse {
-    public static func minimumInterval(provider: ProviderName, url: String) -> Double? {
-        let host = url.lowercased()
-        switch provider {
-        case .openMeteo
-        where host.hasPrefix("https://api.open-meteo.com") || host.hasPrefix("http://api.open-meteo.com"):
+    public static func minimumInterval(_ provider: ProviderSettings) -> Double? {
+        switch provider.name {
+        case .openMeteo where provider.isPublicHost:
             return 60  // current conditions change every 15 minutes; 10 000 calls a day are free
         case .openWeatherMap:
             // One call per place per ten minutes whatever the host: OpenWeatherMap updates no
             // faster and bills or throttles every call (the provider also enforces this per place).
             return OpenWeatherMapProvider.minimumCallSpacing
-        case .metNorway where host.contains("api.met.no"):
+        case .metNorway where provider.isPublicHost:
             return 600  // MET Norway asks clients to honour Expires (about 30 minutes)
         default:
             return nil
@@ -29,7 +27,7 @@ public enum FairUse {
     /// except OpenWeatherMap, whose ten-minute call budget holds everywhere.
     public static func clampInterval(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         var clamped = config
-        if let minimum = minimumInterval(provider: config.provider.name, url: config.provider.url),
+        if let minimum = minimumInterval(config.provider),
             config.refresh.interval < minimum
         {
             clamped.refresh.interval = minimum

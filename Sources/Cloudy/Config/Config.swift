@@ -63,6 +63,14 @@ public struct ProviderSettings: Sendable, Equatable {
         self.apiKey = apiKey
         self.userAgent = userAgent
     }
+
+    /// Whether `url` is the provider's own public host (`ProviderName.defaultURL`), by http or
+    /// https, with or without a path: where its free tier and fair-use rules apply.
+    public var isPublicHost: Bool {
+        let url = self.url.lowercased()
+        let host = name.defaultURL.dropFirst("https://".count)
+        return ["https://", "http://"].contains { url == $0 + host || url.hasPrefix($0 + host + "/") }
+    }
 }
 
 public struct RefreshSettings: Sendable, Equatable {

@@ -40,15 +40,10 @@ public struct Quota: Sendable, Equatable {
     /// the provider). OpenWeatherMap cannot tell a free key from a paid one: its public host
     /// gets the free plan, and a paid plan states its own `provider.quota`.
     public static func freeTier(_ provider: ProviderSettings) -> Quota {
-        let url = provider.url.lowercased()
-        func isHost(_ host: String) -> Bool {
-            url == "https://\(host)" || url == "http://\(host)" || url.hasPrefix("https://\(host)/")
-                || url.hasPrefix("http://\(host)/")
-        }
         switch provider.name {
-        case .openMeteo where isHost("api.open-meteo.com") && provider.apiKey == nil:
+        case .openMeteo where provider.isPublicHost && provider.apiKey == nil:
             return Quota(limits: [.minute: 600, .hour: 5_000, .day: 10_000, .month: 300_000])
-        case .openWeatherMap where isHost("api.openweathermap.org"):
+        case .openWeatherMap where provider.isPublicHost:
             // One Call 3.0's "One Call by Call" subscription: 1,000 calls a day free.
             return provider.oneCall
                 ? Quota(limits: [.day: 1_000]) : Quota(limits: [.minute: 60, .month: 1_000_000])
