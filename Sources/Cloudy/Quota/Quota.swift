@@ -27,8 +27,6 @@ public struct Quota: Sendable, Equatable {
 
     public static let unlimited = Quota()
 
-    public var isUnlimited: Bool { limits.isEmpty }
-
     /// The share of this quota each of `count` processes that share it may spend.
     public func divided(by count: Int) -> Quota {
         Quota(limits: limits.mapValues { $0 / Double(max(1, count)) })

@@ -80,9 +80,6 @@ public final class WebConfigReloader: Sendable {
                 successAt: now))
     }
 
-    /// Whether connections speak TLS: fixed at start-up (a re-read cannot turn it on or off).
-    public var servesTLS: Bool { state.withLockedValue { $0.active.tls != nil } }
-
     /// The web config in force. At most once a second it looks whether a file changed, and if
     /// so starts a re-read on the queue; until that is done, this answers the last good config.
     func current() -> Active {
