@@ -1,5 +1,3 @@
-import Foundation
-
 /// A time in which the provider refuses requests for its quota, and Cloudy sends it none: from
 /// a quota 429 until the window it named starts afresh (or `Retry-After`, whichever is later).
 /// Every place shows it (`/readyz`, `/`), and the log says it once, when it starts.
@@ -36,26 +34,19 @@ public struct QuietPeriod: Sendable, Equatable, Codable {
         case .hour: return (now / 3600).rounded(.down) * 3600 + 3600 + resetMargin
         case .day: return (now / 86400).rounded(.down) * 86400 + 86400 + resetMargin
         case .month:
-            let date = Date(timeIntervalSince1970: now)
-            let month = utcCalendar.dateComponents([.year, .month], from: date)
-            let start = utcCalendar.date(from: month) ?? date
-            let next = utcCalendar.date(byAdding: .month, value: 1, to: start) ?? date.addingTimeInterval(31 * 86400)
-            return next.timeIntervalSince1970 + resetMargin
+            let (year, month, _) = HTTPDate.civilFromDays(Int((now / 86400).rounded(.down)))
+            let next = HTTPDate.daysFromCivil(year: month == 12 ? year + 1 : year, month: month % 12 + 1, day: 1)
+            return Double(next) * 86400 + resetMargin
         }
     }
 
-    private static let utcCalendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar
-    }()
-
     /// `2026-06-16 00:01:00 UTC`.
     static func utcTime(_ seconds: Double) -> String {
-        let parts = utcCalendar.dateComponents(
-            [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: seconds.rounded(.up)))
-        func two(_ value: Int?) -> String { String(value ?? 0).leftPadded(to: 2) }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) UTC"
+        let whole = Int(seconds.rounded(.up))
+        let days = Int((Double(whole) / 86400).rounded(.down))
+        let (year, month, day) = HTTPDate.civilFromDays(days)
+        let rest = whole - days * 86400
+        func two(_ value: Int) -> String { String(value).leftPadded(to: 2) }
+        return "\(year)-\(two(month))-\(two(day)) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)) UTC"
     }
 }
