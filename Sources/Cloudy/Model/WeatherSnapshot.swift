@@ -14,10 +14,14 @@ public struct WeatherSnapshot: Sendable, Equatable {
     /// The grid point the provider actually used.
     public var latitude: Double?
     public var longitude: Double?
+    /// Official warnings the answer carried (OpenWeatherMap's One Call and Dark Sky `alerts`);
+    /// nil when the provider carries none, empty when it carries them and none is in force.
+    public var warnings: [WeatherWarning]?
 
     public init(
         current: CurrentConditions, daily: [DailyForecast] = [], hourly: [HourlyForecast] = [],
-        timezone: String? = nil, utcOffsetSeconds: Int = 0, latitude: Double? = nil, longitude: Double? = nil
+        timezone: String? = nil, utcOffsetSeconds: Int = 0, latitude: Double? = nil, longitude: Double? = nil,
+        warnings: [WeatherWarning]? = nil
     ) {
         self.current = current
         self.daily = daily
@@ -26,6 +30,7 @@ public struct WeatherSnapshot: Sendable, Equatable {
         self.utcOffsetSeconds = utcOffsetSeconds
         self.latitude = latitude
         self.longitude = longitude
+        self.warnings = warnings
     }
 }
 
