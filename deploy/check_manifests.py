@@ -118,8 +118,28 @@ def recording_rules():
     return names
 
 
+# Families that ../shared/design/CONTRACT.md fixes ("Thresholds per place", "Official warnings",
+# "Air quality and pollen") and that the rules and the dashboard read, while the exporter side
+# that puts them on the golden pages is built on other branches. Accepted on the contract's word
+# until then; main() names those still missing from the golden pages. Delete an entry once the
+# golden pages have it (the note says which).
+CONTRACT_PENDING = {
+    "weather_alert_threshold",
+    "weather_warning_info", "weather_warning_onset_timestamp_seconds", "weather_warning_expires_timestamp_seconds",
+    "weather_warnings", "weather_warnings_up",
+    "weather_air_quality_european_index", "weather_air_quality_epa_index",
+    "weather_air_pm2_5_grams_per_cubic_meter", "weather_air_pm10_grams_per_cubic_meter",
+    "weather_air_ozone_grams_per_cubic_meter", "weather_air_nitrogen_dioxide_grams_per_cubic_meter",
+    "weather_air_sulphur_dioxide_grams_per_cubic_meter", "weather_air_carbon_monoxide_grams_per_cubic_meter",
+    "weather_pollen_grains_per_cubic_meter",
+    "weather_forecast_daily_air_quality_european_index_max", "weather_forecast_daily_air_quality_epa_index_max",
+    "weather_forecast_daily_pollen_grains_per_cubic_meter_max",
+    "weather_air_quality_up",
+}
+
+
 def allowed_names():
-    return exporter_names() | recording_rules() | PROMETHEUS_SYNTHETIC
+    return exporter_names() | recording_rules() | PROMETHEUS_SYNTHETIC | CONTRACT_PENDING
 
 
 def inside_repo(path):
@@ -503,6 +523,13 @@ DASHBOARD_VARIABLES = ("datasource", "job", "instance", "place")
 GRAFANA_UNITS = {"celsius": "celsius", "fahrenheit": "fahrenheit", "meters_per_second": "velocityms",
                  "kilometers_per_hour": "velocitykmh", "miles_per_hour": "velocitymph", "knots": "velocityknot"}
 UNIT_FAMILY = re.compile(r"\b(weather_\w+?)_(%s)\b" % "|".join(GRAFANA_UNITS))
+# Concentrations: Cloudy's g/m³ shown in µg/m³ (Grafana's id has the Greek mu), so the query
+# must multiply by 10⁶; pollen counts in grains/m³, which Grafana has no unit for.
+MICROGRAMS_PER_CUBIC_METER = "con\u03bcgm3"
+GRAMS_FAMILY = re.compile(r"\bweather_\w+_grams_per_cubic_meter\b")
+TIMES_MILLION = re.compile(r"\*\s*(1e6|1000000)\b")
+GRAINS_FAMILY = re.compile(r"\bweather_\w+_grains_per_cubic_meter(_max)?\b")
+GRAINS_UNIT = "suffix: grains/m³"
 
 
 def dashboard_variables(dash):
@@ -516,11 +543,18 @@ def dashboard_variables(dash):
     return out
 
 
-def dashboard_exprs(dash):
+def dashboard_panels(dash):
+    """Every panel but the rows themselves, those inside a (collapsed) row included."""
     for p in dash["panels"]:
         for sub in [p] + p.get("panels", []):
-            for t in sub.get("targets", []):
-                yield sub, t.get("expr", "")
+            if sub.get("type") != "row":
+                yield sub
+
+
+def dashboard_exprs(dash):
+    for p in dashboard_panels(dash):
+        for t in p.get("targets", []):
+            yield p, t.get("expr", "")
 
 
 def variable_query(var):
@@ -569,7 +603,7 @@ def check_grafana():
         if not inputs:
             problems.append("%s: no __inputs entry for a Prometheus datasource (import through the UI)" % name)
         required = {(r.get("type"), r.get("id")) for r in dash.get("__requires", [])}
-        panel_types = {("panel", p.get("type")) for p in dash["panels"]}
+        panel_types = {("panel", p.get("type")) for p in dashboard_panels(dash)}
         for need in {("grafana", "grafana"), ("datasource", "prometheus")} | panel_types:
             if need not in required:
                 problems.append("%s: __requires lacks %s %s" % (name, need[0], need[1]))
@@ -589,10 +623,10 @@ def check_grafana():
                 problems.append("%s: variable %s is not %s" % (name, var, query))
             elif (variables[var].get("datasource") or {}).get("uid") != "${datasource}":
                 problems.append("%s: variable %s does not query ${datasource}" % (name, var))
-        ids = [p.get("id") for p in dash["panels"]]
+        ids = [sub.get("id") for p in dash["panels"] for sub in [p] + p.get("panels", [])]
         if len(ids) != len(set(ids)):
             problems.append("%s: duplicate panel ids" % name)
-        for p in dash["panels"]:
+        for p in dashboard_panels(dash):
             title = p.get("title", p.get("id"))
             if (p.get("datasource") or {}).get("uid") != "${datasource}":
                 problems.append("%s: panel %r does not use the datasource variable" % (name, title))
@@ -611,6 +645,14 @@ def check_grafana():
                 if family and units.get(ref) != GRAFANA_UNITS[family.group(2)]:
                     problems.append("%s: panel %r target %s reads %s but shows unit %s, want %s" % (
                         name, title, ref, family.group(0), units.get(ref), GRAFANA_UNITS[family.group(2)]))
+                grams = GRAMS_FAMILY.search(t.get("expr", ""))
+                if grams and (units.get(ref) != MICROGRAMS_PER_CUBIC_METER or not TIMES_MILLION.search(t["expr"])):
+                    problems.append("%s: panel %r target %s reads %s (g/m³): want it * 1e6 in unit %s, got unit %s" % (
+                        name, title, ref, grams.group(0), MICROGRAMS_PER_CUBIC_METER, units.get(ref)))
+                grains = GRAINS_FAMILY.search(t.get("expr", ""))
+                if grains and units.get(ref) != GRAINS_UNIT:
+                    problems.append("%s: panel %r target %s reads %s but shows unit %s, want %r" % (
+                        name, title, ref, grains.group(0), units.get(ref), GRAINS_UNIT))
                 # Every selector of an exporter series is narrowed to the chosen job and instance.
                 for selector in re.finditer(r"\b((?:weather|cloudy_exporter)_\w+)(\{[^}]*\})?", t.get("expr", "")):
                     matchers = selector.group(2) or ""
@@ -814,6 +856,13 @@ def main():
     c.check("metric names: read from the golden pages, every unit family there", check_golden_names)
     c.check("Dockerfile: stages, packages, non-root user, EXPOSE, HEALTHCHECK, OCI labels", check_dockerfile)
     c.check("systemd unit: hardening, paths, environment file, API key by LoadCredential=", check_systemd_unit)
+    golden = exposition.golden_metric_names()
+    missing, landed = sorted(CONTRACT_PENDING - golden), sorted(CONTRACT_PENDING & golden)
+    if missing:
+        print("note names the contract fixes that no golden page has yet, accepted for rules and dashboard: %s"
+              % ", ".join(missing))
+    if landed:
+        print("note now on the golden pages, delete from CONTRACT_PENDING: %s" % ", ".join(landed))
     print("check_manifests: %d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed else 0
 
