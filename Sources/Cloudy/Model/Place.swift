@@ -14,6 +14,8 @@ public struct Place: Sendable, Equatable {
     public var city: CitySearch?
     /// False only for a `city:` place whose coordinates are not known yet.
     public var isLocated: Bool
+    /// The place's alert thresholds: the config's `alerts:` merged with the place's own.
+    public var alerts = AlertThresholds.builtIn
 
     public init(
         name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()
