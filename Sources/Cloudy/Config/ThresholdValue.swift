@@ -3,7 +3,8 @@ import Foundation
 /// A threshold as a person writes it in `alerts:` — a number and its unit (`"3 °C"`, `"37.4 °F"`,
 /// `"60 km/h"`, `"0.8 in"`), a plain number for an index (`uv`, `air_quality`), or `off` — read
 /// into the model's base unit. Conversions use the exact definitions (1 mph = 0.44704 m/s,
-/// 1 kn = 1852/3600 m/s, 1 in = 0.0254 m), so the exported series equal the written value.
+/// 1 kn = 1852/3600 m/s, 1 in = 0.0254 m), so the exported series equal the written value to
+/// a billionth of the base unit.
 enum ThresholdValue {
     /// The units each quantity may be written in, with the function to its base unit. `C` and `F`
     /// without the degree sign are accepted because the sign is awkward to type on many keyboards;
@@ -50,7 +51,9 @@ enum ThresholdValue {
             value = known.toBase(number)
         }
         if alert.quantity != .temperature, value < 0 { return .failure(.negative) }
-        return .success(value)
+        // To the nearest billionth of the base unit: 37.4 °F is the 3 °C it means, not the
+        // 3.0000000000000004 that binary arithmetic leaves, on the page and in alert texts.
+        return .success((value * 1e9).rounded() / 1e9)
     }
 
     enum Problem: Error, Equatable {
