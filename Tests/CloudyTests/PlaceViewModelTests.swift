@@ -56,7 +56,7 @@ final class StatusViewModelTests: XCTestCase {
             shown.weather,
             StatusViewModel.Weather(
                 icon: "partly-cloudy-day", condition: "Partly cloudy", temperature: "76.0 °F", low: "58.5 °F",
-                high: "76.3 °F", wind: "W 7.0 kn", observedAt: "2:15 PM"))
+                high: "76.3 °F", wind: "W 7.0 kn", observedAt: "2:15 PM", thresholdsAhead: nil))
     }
 
     /// The card of a place whose last refresh failed with `error`, `age` seconds after its last success.
@@ -95,7 +95,7 @@ final class StatusViewModelTests: XCTestCase {
             card(status).weather,
             StatusViewModel.Weather(
                 icon: "unknown", condition: "–", temperature: "10.0 °C", low: "–", high: "–", wind: "–",
-                observedAt: "–"))
+                observedAt: "–", thresholdsAhead: nil))
     }
 
     func testLinksPercentEncodeAnyNameIntoOneSegmentAndBack() {
