@@ -404,6 +404,14 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
                 kind = "temperature" if options[0][0] in TEMPERATURE_UNITS else "wind_speed"
                 want = shown_unit(place_units, kind) if place_units else None
                 refs = {unit: ref for unit, _, ref in options}
+                # A threshold that is `off` for the place has no series, so nothing to draw.
+                alert = quantity.removeprefix("threshold_") if quantity.startswith("threshold_") else None
+                if alert and PLACE_ALERTS.get(values.get("place"), {}).get(alert) == "off":
+                    if with_data:
+                        errors.append(f"{quantity}: data in {with_data} though {alert} is off for the place")
+                    else:
+                        shapes.append(f"[{quantity} off]")
+                    continue
                 if with_data != [want]:
                     errors.append(f"{quantity}: data in {with_data or 'no'} unit family, want only {want}")
                 elif units.get(refs[want]) != GRAFANA_UNITS[want]:
