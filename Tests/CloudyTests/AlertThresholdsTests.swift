@@ -12,7 +12,8 @@ final class AlertThresholdsTests: XCTestCase {
     func testValuesWithTheirUnitsAreReadIntoBaseUnitsExactly() {
         let cases: [(String, WeatherAlert, Double)] = [
             ("3 °C", .frost, 3), ("37.4 °F", .frost, 3), ("3C", .frost, 3), ("98.6 F", .heat, 37),
-            ("-40 °F", .frost, -40), ("60 km/h", .wind, 60 / 3.6), ("17 m/s", .wind, 17), ("30 kn", .gust, 15.433_333_333),
+            ("-40 °F", .frost, -40), ("60 km/h", .wind, 60 / 3.6), ("17 m/s", .wind, 17),
+            ("30 kn", .gust, 15.433_333_333),
             ("40 mph", .gust, 17.8816), ("20 mm", .precipitation, 0.02), ("0.8 in", .precipitation, 0.02032),
             ("8", .uv, 8), ("100", .airQuality, 100), ("  5.5 m/s ", .wind, 5.5),
         ]
@@ -68,12 +69,15 @@ final class AlertThresholdsTests: XCTestCase {
     }
 
     func testEveryThresholdNotOffIsASeriesInBaseUnitsEvenWithoutWeather() {
-        var place = Place(name: "Greenhouse", latitude: 59.91, longitude: 10.75, units: UnitSettings(temperature: [.fahrenheit]))
+        var place = Place(
+            name: "Greenhouse", latitude: 59.91, longitude: 10.75, units: UnitSettings(temperature: [.fahrenheit]))
         place.alerts[.frost] = 3
         place.alerts[.heat] = nil
         var page = MetricFamilies()
-        MetricsViewModel(status: PlaceStatus(place: place), units: place.units, provider: .openMeteo, now: 0, staleAfter: 1)
-            .addSamples(to: &page)
+        MetricsViewModel(
+            status: PlaceStatus(place: place), units: place.units, provider: .openMeteo, now: 0, staleAfter: 1
+        )
+        .addSamples(to: &page)
         var samples: [String: Double] = [:]
         for family in page.families where family.descriptor.name.hasPrefix("weather_alert_threshold") {
             for sample in family.samples {

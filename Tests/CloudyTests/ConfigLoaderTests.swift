@@ -35,7 +35,9 @@ final class ConfigLoaderTests: XCTestCase {
             (.precipitation, 0.02032, 0.02), (.uv, 9, 9), (.airQuality, nil, 150),
         ]
         for (alert, globalValue, placeValue) in expected {
-            for (actual, wanted, whose) in [(global[alert], globalValue, "alerts"), (place[alert], placeValue, "place")] {
+            for (actual, wanted, whose) in [
+                (global[alert], globalValue, "alerts"), (place[alert], placeValue, "place"),
+            ] {
                 if let wanted, let actual {
                     XCTAssertEqual(actual, wanted, accuracy: 1e-9, "\(whose) \(alert)")
                 } else {

@@ -187,7 +187,8 @@ final class WeekViewModelTests: XCTestCase {
                 current: CurrentConditions(),
                 daily: (0..<4).map { DailyForecast(daysAhead: $0, date: dates ? midnight + Double($0) * 86400 : nil) },
                 utcOffsetSeconds: offset)
-            return WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: lateMondayUTC).days.map(\.name)
+            return WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: lateMondayUTC).days.map(
+                \.name)
         }
         XCTAssertEqual(week(dates: true, offset: 43200), ["Today", "Tomorrow", "Thursday", "Friday"])
         XCTAssertEqual(week(dates: false, offset: 43200), ["Today", "Tomorrow", "Thursday", "Friday"])
@@ -206,12 +207,14 @@ final class WeekViewModelTests: XCTestCase {
             DailyForecast(daysAhead: day, date: midnight + Double(day) * 86400 + (day >= 2 ? 3600 : 0))
         }
         let snapshot = WeatherSnapshot(current: CurrentConditions(), daily: daily, utcOffsetSeconds: offset)
-        let names = WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: midnight + 3600).days.map(\.name)
+        let names = WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: midnight + 3600).days
+            .map(\.name)
         XCTAssertEqual(names, ["Today", "Tomorrow", "Wednesday", "Thursday"])
     }
 
     func testAbsentValuesAreDashes() {
-        let week = WeekViewModel(snapshot: PlaceSnapshots.sparse, units: .init(), thresholds: .builtIn, now: PlaceSnapshots.observedAt)
+        let week = WeekViewModel(
+            snapshot: PlaceSnapshots.sparse, units: .init(), thresholds: .builtIn, now: PlaceSnapshots.observedAt)
         let day = week.days[2]
         XCTAssertEqual(day.name, "Wednesday")
         XCTAssertEqual(

@@ -213,9 +213,10 @@ public enum ConfigLoader {
             } else {
                 continue
             }
-            place.alerts = try entry.mapping("alerts").map { map throws(ConfigError) in
-                try alertThresholds(map, base: alerts)
-            } ?? alerts
+            place.alerts =
+                try entry.mapping("alerts").map { map throws(ConfigError) in
+                    try alertThresholds(map, base: alerts)
+                } ?? alerts
             places.append(place)
         }
         return places

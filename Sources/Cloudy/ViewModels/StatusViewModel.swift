@@ -67,7 +67,9 @@ public struct StatusViewModel: Sendable {
         weather = fresh.map { Self.weather(of: $0, units: units, thresholds: status.place.alerts, now: now) }
     }
 
-    private static func weather(of snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double)
+    private static func weather(
+        of snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double
+    )
         -> Weather
     {
         let current = snapshot.current
