@@ -202,22 +202,21 @@ public enum ConfigLoader {
             if let override = try entry.mapping("units") {
                 placeUnits = try unitSettings(override, base: units, allowTime: false)
             }
-            var place: Place
-            if let city {
-                place = Place(
-                    name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone,
-                    units: placeUnits)
-            } else if let latitude, let longitude {
-                place = Place(
-                    name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits)
-            } else {
-                continue
+            var placeAlerts = alerts
+            if let override = try entry.mapping("alerts") {
+                placeAlerts = try alertThresholds(override, base: alerts)
             }
-            place.alerts =
-                try entry.mapping("alerts").map { map throws(ConfigError) in
-                    try alertThresholds(map, base: alerts)
-                } ?? alerts
-            places.append(place)
+            if let city {
+                places.append(
+                    Place(
+                        name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone,
+                        units: placeUnits, alerts: placeAlerts))
+            } else if let latitude, let longitude {
+                places.append(
+                    Place(
+                        name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits,
+                        alerts: placeAlerts))
+            }
         }
         return places
     }
