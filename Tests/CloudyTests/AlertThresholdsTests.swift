@@ -5,8 +5,10 @@ import XCTest
 /// Thresholds as a person writes them, read into base units exactly; what a forecast day crosses;
 /// the series they are exported as; how the pages mark the days that cross them.
 final class AlertThresholdsTests: XCTestCase {
+    /// The threshold read (nil inside for `off`), or nil when the text is refused.
     func parsed(_ text: String, _ alert: WeatherAlert) -> Double?? {
-        try? ThresholdValue.parse(text, for: alert).get()
+        guard case .success(let value) = ThresholdValue.parse(text, for: alert) else { return nil }
+        return .some(value)
     }
 
     func testValuesWithTheirUnitsAreReadIntoBaseUnitsExactly() {
