@@ -134,7 +134,7 @@ final class AlertThresholdsTests: XCTestCase {
             utcOffsetSeconds: 7200)
         let week = WeekViewModel(
             snapshot: snapshot, units: place.units, thresholds: place.alerts, now: PlaceSnapshots.observedAt)
-        XCTAssertEqual(week.days.map(\.marks), ["", "Frost, Storm gusts", "Very high UV"])
+        XCTAssertEqual(week.days.map(\.marks), ["", "Frost, Storm gusts", "High UV"])
         XCTAssertEqual(week.days.map(\.rowClass), [nil, "crossed", "crossed"])
         XCTAssertEqual(week.crossingDays.map(\.name), ["Tomorrow", "Wednesday"])
         XCTAssertEqual(
@@ -145,6 +145,6 @@ final class AlertThresholdsTests: XCTestCase {
             ])
         let status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
         let card = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e10)
-        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Frost, Storm gusts · Wednesday: Very high UV")
+        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Frost, Storm gusts · Wednesday: High UV")
     }
 }

@@ -5,7 +5,7 @@
 public struct ThresholdCrossing: Sendable, Equatable {
     /// The alert's config key, also the mark's CSS class: "frost", "gust".
     public let alert: String
-    /// "Frost", "Heat", "Gale", "Storm gusts", "Heavy precipitation", "Very high UV".
+    /// "Frost", "Heat", "Gale", "Storm gusts", "Heavy precipitation", "High UV".
     public let title: String
     /// "low 2.0 °C, below 3.0 °C", "gusts 26.0 m/s, at or above 24.5 m/s".
     public let detail: String
@@ -34,7 +34,7 @@ public struct ThresholdCrossing: Sendable, Equatable {
         case .wind: return "Gale"
         case .gust: return "Storm gusts"
         case .precipitation: return "Heavy precipitation"
-        case .uv: return "Very high UV"
+        case .uv: return "High UV"
         case .airQuality: return "Poor air quality"
         }
     }
