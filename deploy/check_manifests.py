@@ -522,7 +522,9 @@ DASHBOARD_VARIABLES = ("datasource", "job", "instance", "place")
 # The Grafana unit of each unit family in a metric name.
 GRAFANA_UNITS = {"celsius": "celsius", "fahrenheit": "fahrenheit", "meters_per_second": "velocityms",
                  "kilometers_per_hour": "velocitykmh", "miles_per_hour": "velocitymph", "knots": "velocityknot"}
-UNIT_FAMILY = re.compile(r"\b(weather_\w+?)_(%s)\b" % "|".join(GRAFANA_UNITS))
+# The threshold series (weather_alert_threshold_celsius, _meters_per_second) are in base units and
+# converted in the expression to the family they are drawn beside, which is the one that counts.
+UNIT_FAMILY = re.compile(r"\b(weather_(?!alert_threshold_)\w+?)_(%s)\b" % "|".join(GRAFANA_UNITS))
 # Concentrations: Cloudy's g/m³ shown in µg/m³ (Grafana's id has the Greek mu), so the query
 # must multiply by 10⁶; pollen counts in grains/m³, which Grafana has no unit for.
 MICROGRAMS_PER_CUBIC_METER = "con\u03bcgm3"

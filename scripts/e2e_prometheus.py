@@ -19,6 +19,9 @@ is stopped on exit:
   5. tomorrow's minimum at -5 °C for one place: the shipped frost alert (no `for:`) is firing
      for that place only, within FIRING_BUDGET seconds of the override; back at 5 °C, it keeps
      firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
+  5b. per-place thresholds (THRESHOLD_PLACES): Berlin has `alerts: {frost: "3 °C", heat: off}`,
+     Oslo (°F only) the defaults; both forecast a 2 °C minimum and a 45 °C maximum tomorrow:
+     the frost alert fires for Berlin only, the heat alert for Oslo only;
   6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each says its shard on
      cloudy_exporter_shard_info, and each place is on one shard;
   7. TLS (docs/web-config.md): certificates made now by Tests/Support/make-test-certificates
@@ -443,6 +446,14 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
                 kind = "temperature" if options[0][0] in TEMPERATURE_UNITS else "wind_speed"
                 want = shown_unit(place_units, kind) if place_units else None
                 refs = {unit: ref for unit, _, ref in options}
+                # A threshold that is `off` for the place has no series, so nothing to draw.
+                alert = quantity.removeprefix("threshold_") if quantity.startswith("threshold_") else None
+                if alert and PLACE_ALERTS.get(values.get("place"), {}).get(alert) == "off":
+                    if with_data:
+                        errors.append(f"{quantity}: data in {with_data} though {alert} is off for the place")
+                    else:
+                        shapes.append(f"[{quantity} off]")
+                    continue
                 if with_data != [want]:
                     errors.append(f"{quantity}: data in {with_data or 'no'} unit family, want only {want}")
                 elif units.get(refs[want]) != GRAFANA_UNITS[want]:
@@ -467,32 +478,37 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
 FROST_ALERT = "CloudyFrostForecast"
 
 
-def frost(prometheus, fake, places, firing_budget):
-    """Tomorrow's minimum of one place at -5 °C: the frost alert fires for that place only, within
-    the budget; back at 5 °C, it stays firing (keep_firing_for)."""
-    names = [name for name, _, _ in places]
-
-    # The fake's override addresses a place by its index in the weather request, so look at the
-    # exporter's last request to learn which configured place index 1 is.
+def request_indexes(fake, places):
+    """{place name: its index in the exporter's last weather request}: the fake's override
+    addresses a place by that index."""
     requests = fake.requests()["requests"]
     if not requests:
-        fail("frost: the fake has no weather request to learn the place order from")
-        return
+        raise RuntimeError("the fake has no weather request to learn the place order from")
     query = requests[-1]["query"]
     coordinates = list(zip(map(float, query["latitude"].split(",")), map(float, query["longitude"].split(","))))
-    if len(coordinates) < 2:
-        fail(f"frost: the last weather request has {len(coordinates)} place(s); need 2 or more")
+    indexes = {}
+    for index, (lat, lon) in enumerate(coordinates):
+        matches = [name for name, plat, plon in places if abs(plat - lat) < 1e-6 and abs(plon - lon) < 1e-6]
+        if len(matches) != 1:
+            raise RuntimeError(f"request place {index} at {lat},{lon} is not one configured place ({matches})")
+        indexes[matches[0]] = index
+    return indexes
+
+
+def frost(prometheus, fake, places, firing_budget):
+    """Tomorrow's minimum of one place (not one of THRESHOLD_PLACES) at -5 °C: the frost alert
+    fires for that place only, within the budget; back at 5 °C, it stays firing (keep_firing_for)."""
+    names = [name for name, _, _ in places]
+    indexes = request_indexes(fake, places)
+    candidates = sorted((index, name) for name, index in indexes.items() if name not in THRESHOLD_PLACES)
+    if not candidates:
+        fail(f"frost: every place of the last weather request is one of {THRESHOLD_PLACES}")
         return
-    lat, lon = coordinates[1]
-    matches = [name for name, plat, plon in places if abs(plat - lat) < 1e-6 and abs(plon - lon) < 1e-6]
-    if len(matches) != 1:
-        fail(f"frost: request place 1 at {lat},{lon} is not one configured place ({matches})")
-        return
-    place = matches[0]
+    index, place = candidates[0]
     others = [name for name in names if name != place]
 
     # Daily index 1 is tomorrow; values are °C like the real API's default.
-    fake.override(place=1, daily={"temperature_2m_min": [10.0, -5.0]})
+    fake.override(place=index, daily={"temperature_2m_min": [10.0, -5.0]})
     started = time.monotonic()
 
     def left():
@@ -587,7 +603,7 @@ def frost(prometheus, fake, places, firing_budget):
 
     # keep_firing_for: the forecast goes back above 0 °C, and the alert stays firing (same
     # activeAt: not resolved and fired again) through evaluations that no longer match.
-    fake.override(place=1, daily={"temperature_2m_min": [10.0, 5.0]})
+    fake.override(place=index, daily={"temperature_2m_min": [10.0, 5.0]})
     recovered_at = time.monotonic()
     tomorrow = f'weather_forecast_daily_temperature_min_celsius{{job="cloudy",location="{promql_string(place)}",day="1"}}'
 
@@ -612,7 +628,8 @@ def frost(prometheus, fake, places, firing_budget):
         fail(f"{FROST_ALERT}: not evaluated in the 10s after the forecast went back to 5 °C")
         return
     held = [a for a in frost_alerts() or [] if a["labels"].get("location") == place]
-    matching = instant(prometheus, f"({tomorrow} < on() group_left() cloudy:threshold_frost_celsius)")
+    matching = instant(prometheus, f'({tomorrow} < ignoring(day, alert) group_left() '
+                                   f'weather_alert_threshold_celsius{{alert="frost"}})')
     if ([a["state"] for a in held] == ["firing"] and held[0].get("activeAt") == alert.get("activeAt")
             and not matching):
         ok(f"{FROST_ALERT} still firing for {place} (same activeAt) {time.monotonic() - recovered_at:.1f}s after "
@@ -621,6 +638,78 @@ def frost(prometheus, fake, places, firing_budget):
         fail(f"{FROST_ALERT} for {place} after the forecast went back to 5 °C: states "
              f"{[(a['state'], a.get('activeAt')) for a in held]}, want firing since {alert.get('activeAt')} "
              f"(rule has {timing}; frost condition still matching: {bool(matching)})")
+
+
+# --- per-place thresholds -----------------------------------------------------------------------
+
+# (the place with overrides, the place with the defaults); their `alerts:` are in write_units_config.
+THRESHOLD_PLACES = ("Berlin", "Oslo")
+PLACE_ALERTS = {"Berlin": {"frost": "3 °C", "heat": "off"}}
+
+
+def thresholds(prometheus, fake, places, firing_budget):
+    """The same forecast judged by each place's own thresholds: a 2 °C minimum and a 45 °C maximum
+    tomorrow for both THRESHOLD_PLACES; frost fires for the one with frost: "3 °C" only, heat for
+    the one with the defaults only (its twin has heat: off)."""
+    custom, default = THRESHOLD_PLACES
+
+    def series(expr):
+        return sorted((s["metric"]["location"], s["metric"].get("alert"), float(s["value"][1]))
+                      for s in instant(prometheus, expr))
+
+    wanted = [(custom, "frost", 3.0), (default, "frost", 0.0), (default, "heat", 30.0)]
+    got = series(f'weather_alert_threshold_celsius{{job="cloudy",location=~"{custom}|{default}"}}')
+    if sorted(wanted) == got:
+        ok(f"threshold series in Prometheus: {custom} frost 3 °C and no heat (off), {default} frost 0 °C, heat 30 °C")
+    else:
+        fail(f"threshold series: {got}, want {sorted(wanted)}")
+
+    def active(alertname):
+        alerts = prom(prometheus, "/api/v1/alerts")["alerts"]
+        return {a["labels"].get("location"): a for a in alerts if a["labels"].get("alertname") == alertname}
+
+    before = active("CloudyHeatForecast")
+    if default in before or custom in before:
+        fail(f"heat: already active before the override for {sorted(set(before) & set(THRESHOLD_PLACES))}")
+        return
+    indexes = request_indexes(fake, places)
+    for name in THRESHOLD_PLACES:
+        fake.override(place=indexes[name], daily={"temperature_2m_min": [10.0, 2.0], "temperature_2m_max": [20.0, 45.0]})
+    started = time.monotonic()
+
+    def both_firing():
+        frost, heat = active("CloudyFrostForecast"), active("CloudyHeatForecast")
+        mine = frost.get(custom), heat.get(default)
+        return (frost, heat) if all(a and a["state"] == "firing" for a in mine) else None
+
+    fired = poll(both_firing, firing_budget, POLL)
+    if not fired:
+        fail(f"frost for {custom} and heat for {default} not both firing within {firing_budget}s of the override")
+        return
+    frost_alerts, heat_alerts = fired
+    description = frost_alerts[custom]["annotations"].get("description", "")
+    if "2.0 °C" in description and "frost threshold of 3 °C" in description:
+        ok(f"CloudyFrostForecast firing for {custom} (threshold 3 °C) {time.monotonic() - started:.1f}s after "
+           f"the override: {description!r}")
+    else:
+        fail(f"CloudyFrostForecast for {custom}: description {description!r}, want 2.0 °C and the 3 °C threshold")
+    ok(f"CloudyHeatForecast firing for {default} (default 30 °C): "
+       f"{heat_alerts[default]['annotations'].get('description', '')!r}")
+
+    # Both forecasts are in Prometheus and the rules have evaluated them: the twins stay quiet.
+    both = (f'count(weather_forecast_daily_temperature_min_celsius{{job="cloudy",location="{custom}",day="1"}} == 2)'
+            f' + count((weather_forecast_daily_temperature_min_fahrenheit{{job="cloudy",location="{default}",day="1"}}'
+            f' - 32) * 5 / 9 < 2.0000001)')
+    if not instant(prometheus, f"({both}) == 2"):
+        fail(f"the 2 °C minimum of {custom} and {default} is not in Prometheus")
+        return
+    frost_alerts, heat_alerts = active("CloudyFrostForecast"), active("CloudyHeatForecast")
+    if default not in frost_alerts and custom not in heat_alerts:
+        ok(f"no CloudyFrostForecast for {default} (2 °C is above its 0 °C default) and no CloudyHeatForecast "
+           f"for {custom} (heat: off) with the same forecast")
+    else:
+        fail(f"frost alerts for {sorted(frost_alerts)}, heat alerts for {sorted(heat_alerts)}: "
+             f"want no frost for {default} and no heat for {custom}")
 
 
 # --- shards -----------------------------------------------------------------------------------
@@ -902,7 +991,8 @@ def write_units_config(path, provider_url):
                      "quota": {"per_day": 10_000_000, "per_month": 300_000_000}},
         "refresh": {"interval": "1s", "timeout": "2s"},
         "forecast": {"days": 7, "hours": 24},
-        "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name]}
+        "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name],
+                       **({"alerts": PLACE_ALERTS[name]} if name in PLACE_ALERTS else {})}
                       for name, lat, lon in MAIN_PLACES],
     }
     path.write_text(yaml.safe_dump(document, sort_keys=False))
@@ -918,6 +1008,7 @@ def run(work, logs):
     prometheus = start_prometheus(work, exporter, logs)
     phase("panels", check_panels, prometheus, fake, config, exporter)
     phase("frost", frost, prometheus, fake, config.places, FIRING_BUDGET)
+    phase("thresholds", thresholds, prometheus, fake, config.places, FIRING_BUDGET)
     # Every shipped rule, templates included, has been evaluated for many seconds by now.
     phase("rules", rules, prometheus, REPO_ROOT / "deploy" / "prometheus" / "rules")
     phase("shards", check_shards, binary, fake, work, logs)

@@ -132,6 +132,7 @@ struct CloudyExporter: AsyncParsableCommand {
                 let web = try webConfigFile.map { path throws(ConfigError) in try WebConfigLoader.load(file: path) }
                 let inUse = try FairUse.clampInterval(config, file: file, logger: silent)
                 print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                for line in config.alertSummary { print(line) }
                 if let webConfigFile, let web {
                     print("\(webConfigFile): OK (\(web.summary))")
                     for warning in web.warnings {

@@ -27,6 +27,24 @@ final class ConfigLoaderTests: XCTestCase {
             config.places[1].units,
             UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour, .knots], time: .h12),
             "an override replaces only the units it names")
+        XCTAssertEqual(config.places[0].alerts, config.alerts, "a place without alerts: gets the top level's")
+        let global = config.alerts
+        let place = config.places[1].alerts
+        let expected: [(WeatherAlert, Double?, Double?)] = [
+            (.frost, -2, 3), (.heat, 30, nil), (.wind, 60 / 3.6, 60 / 3.6), (.gust, 50 * 1852 / 3600.0, 17.8816),
+            (.precipitation, 0.02032, 0.02), (.uv, 9, 9), (.airQuality, nil, 150),
+        ]
+        for (alert, globalValue, placeValue) in expected {
+            for (actual, wanted, whose) in [
+                (global[alert], globalValue, "alerts"), (place[alert], placeValue, "place"),
+            ] {
+                if let wanted, let actual {
+                    XCTAssertEqual(actual, wanted, accuracy: 1e-9, "\(whose) \(alert)")
+                } else {
+                    XCTAssertEqual(actual == nil, wanted == nil, "\(whose) \(alert) off")
+                }
+            }
+        }
     }
 
     /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one

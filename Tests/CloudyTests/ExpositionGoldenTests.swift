@@ -14,9 +14,14 @@ final class ExpositionGoldenTests: XCTestCase {
     func fixedState(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> (
         Config, [PlaceStatus], ExporterTelemetry
     ) {
+        // London's thresholds are its own: frost at 37.4 °F (3 °C), heat off.
+        var london = Place(
+            name: "London", latitude: 51.5085, longitude: -0.1257, timezone: "Europe/London", units: units.1)
+        london.alerts[.frost] = 3
+        london.alerts[.heat] = nil
         let places = [
             Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: units.0),
-            Place(name: "London", latitude: 51.5085, longitude: -0.1257, timezone: "Europe/London", units: units.1),
+            london,
             Place(name: "New York", latitude: 40.7143, longitude: -74.006, units: units.2),
             Place(name: "Nowhere \"quoted\" \\ back\nslash", latitude: 0, longitude: 0, units: units.0),
         ]

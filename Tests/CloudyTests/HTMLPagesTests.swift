@@ -14,14 +14,18 @@ final class HTMLPagesTests: XCTestCase {
         "<script>alert(1)</script>", "\"quoted\" & 'single'", "a/b/../c", "Zürich ☁️🌧", "القاهرة (Cairo)",
     ]
 
-    /// Berlin (up, 12h, both temperature units), Oslo (down, its weather still fresh), Lima
-    /// (stale), a place still waiting, and the hostile names (up, sparse data).
+    /// Berlin (up, 12h, both temperature units, frost at 15 °C and UV at 6: every day crosses
+    /// them), Oslo (down, its weather still fresh, the default thresholds: no day crosses them),
+    /// Lima (stale), a place still waiting, and the hostile names (up, sparse data).
     func fixedState() -> (Config, [PlaceStatus]) {
         let both = UnitSettings(
             temperature: [.celsius, .fahrenheit], windSpeed: [.metersPerSecond, .knots], time: .h12)
+        var berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: both)
+        berlin.alerts[.frost] = 15
+        berlin.alerts[.uv] = 6
         let places =
             [
-                Place(name: "Berlin", latitude: 52.52, longitude: 13.41, units: both),
+                berlin,
                 Place(name: "Oslo", latitude: 59.91, longitude: 10.75),
                 Place(name: "Lima", latitude: -12.05, longitude: -77.04),
                 Place(name: "Springfield", city: CitySearch(query: "Springfield, Illinois")),

@@ -56,7 +56,7 @@ final class StatusViewModelTests: XCTestCase {
             shown.weather,
             StatusViewModel.Weather(
                 icon: "partly-cloudy-day", condition: "Partly cloudy", temperature: "76.0 °F", low: "58.5 °F",
-                high: "76.3 °F", wind: "W 7.0 kn", observedAt: "2:15 PM"))
+                high: "76.3 °F", wind: "W 7.0 kn", observedAt: "2:15 PM", thresholdsAhead: nil))
     }
 
     /// The card of a place whose last refresh failed with `error`, `age` seconds after its last success.
@@ -95,7 +95,7 @@ final class StatusViewModelTests: XCTestCase {
             card(status).weather,
             StatusViewModel.Weather(
                 icon: "unknown", condition: "–", temperature: "10.0 °C", low: "–", high: "–", wind: "–",
-                observedAt: "–"))
+                observedAt: "–", thresholdsAhead: nil))
     }
 
     func testLinksPercentEncodeAnyNameIntoOneSegmentAndBack() {
@@ -164,14 +164,16 @@ final class DayViewModelTests: XCTestCase {
 final class WeekViewModelTests: XCTestCase {
     func testTodayTomorrowThenWeekdaysWithLocalSunTimes() {
         let week = WeekViewModel(
-            snapshot: PlaceSnapshots.full, units: UnitSettings(time: .h12), now: PlaceSnapshots.observedAt)
+            snapshot: PlaceSnapshots.full, units: UnitSettings(time: .h12), thresholds: .builtIn,
+            now: PlaceSnapshots.observedAt)
         XCTAssertEqual(week.days.map(\.name), ["Today", "Tomorrow", "Wednesday"])
         XCTAssertEqual(
             week.days[0],
             WeekViewModel.Day(
                 name: "Today", icon: "showers", condition: "Slight rain showers", low: "14.7 °C",
                 high: "24.6 °C", precipitation: "3.5 mm", precipitationProbability: "87 %", wind: "3.8 m/s",
-                gusts: "7.8 m/s", uvIndex: "6.2", sunrise: "4:42 AM", sunset: "9:31 PM"))
+                gusts: "7.8 m/s", uvIndex: "6.2", sunrise: "4:42 AM", sunset: "9:31 PM", crossings: [], marks: "",
+                rowClass: nil))
     }
 
     /// Auckland (UTC+12) at 23:30 UTC on Monday is Tuesday 11:30: its day 0 is a Tuesday, so
@@ -185,7 +187,8 @@ final class WeekViewModelTests: XCTestCase {
                 current: CurrentConditions(),
                 daily: (0..<4).map { DailyForecast(daysAhead: $0, date: dates ? midnight + Double($0) * 86400 : nil) },
                 utcOffsetSeconds: offset)
-            return WeekViewModel(snapshot: snapshot, units: .init(), now: lateMondayUTC).days.map(\.name)
+            return WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: lateMondayUTC).days.map(
+                \.name)
         }
         XCTAssertEqual(week(dates: true, offset: 43200), ["Today", "Tomorrow", "Thursday", "Friday"])
         XCTAssertEqual(week(dates: false, offset: 43200), ["Today", "Tomorrow", "Thursday", "Friday"])
@@ -204,12 +207,14 @@ final class WeekViewModelTests: XCTestCase {
             DailyForecast(daysAhead: day, date: midnight + Double(day) * 86400 + (day >= 2 ? 3600 : 0))
         }
         let snapshot = WeatherSnapshot(current: CurrentConditions(), daily: daily, utcOffsetSeconds: offset)
-        let names = WeekViewModel(snapshot: snapshot, units: .init(), now: midnight + 3600).days.map(\.name)
+        let names = WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: midnight + 3600).days
+            .map(\.name)
         XCTAssertEqual(names, ["Today", "Tomorrow", "Wednesday", "Thursday"])
     }
 
     func testAbsentValuesAreDashes() {
-        let week = WeekViewModel(snapshot: PlaceSnapshots.sparse, units: .init(), now: PlaceSnapshots.observedAt)
+        let week = WeekViewModel(
+            snapshot: PlaceSnapshots.sparse, units: .init(), thresholds: .builtIn, now: PlaceSnapshots.observedAt)
         let day = week.days[2]
         XCTAssertEqual(day.name, "Wednesday")
         XCTAssertEqual(

@@ -4,7 +4,7 @@ import Yams
 /// Reads `cloudy.yml` into a `Config`, strictly: unknown keys, wrong types, bad durations and
 /// out-of-range values are errors that name the field and its line, never silence.
 public enum ConfigLoader {
-    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "locations", "shard"]
+    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "alerts", "locations", "shard"]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -76,7 +76,10 @@ public enum ConfigLoader {
             if let days = try forecast.int("days", in: 0...16) { config.forecast.days = days }
             if let hours = try forecast.int("hours", in: 0...383) { config.forecast.hours = hours }
         }
-        config.places = try places(document, units: config.units)
+        if let alerts = try document.mapping("alerts") {
+            config.alerts = try alertThresholds(alerts, base: config.alerts)
+        }
+        config.places = try places(document, units: config.units, alerts: config.alerts)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {
                 throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
@@ -147,7 +150,9 @@ public enum ConfigLoader {
         return Secret(key)
     }
 
-    private static func places(_ document: YAMLMapping, units: UnitSettings) throws(ConfigError) -> [Place] {
+    private static func places(_ document: YAMLMapping, units: UnitSettings, alerts: AlertThresholds)
+        throws(ConfigError) -> [Place]
+    {
         guard let list = try document.sequence("locations") else {
             throw document.error("locations", "is required: list at least one place")
         }
@@ -156,7 +161,9 @@ public enum ConfigLoader {
         var seen: [String: Int] = [:]
         for (index, node) in list.items.enumerated() {
             let entry = try YAMLMapping(node, path: "locations[\(index)]", file: document.file)
-            try entry.rejectUnknownKeys(["name", "latitude", "longitude", "timezone", "units", "city", "country"])
+            try entry.rejectUnknownKeys([
+                "name", "latitude", "longitude", "timezone", "units", "city", "country", "alerts",
+            ])
             guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
             if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }
             if let first = seen[name] {
@@ -195,14 +202,20 @@ public enum ConfigLoader {
             if let override = try entry.mapping("units") {
                 placeUnits = try unitSettings(override, base: units, allowTime: false)
             }
+            var placeAlerts = alerts
+            if let override = try entry.mapping("alerts") {
+                placeAlerts = try alertThresholds(override, base: alerts)
+            }
             if let city {
                 places.append(
                     Place(
                         name: name, city: CitySearch(query: city, country: country?.uppercased()), timezone: timezone,
-                        units: placeUnits))
+                        units: placeUnits, alerts: placeAlerts))
             } else if let latitude, let longitude {
                 places.append(
-                    Place(name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits))
+                    Place(
+                        name: name, latitude: latitude, longitude: longitude, timezone: timezone, units: placeUnits,
+                        alerts: placeAlerts))
             }
         }
         return places

@@ -14,21 +14,28 @@ public struct Place: Sendable, Equatable {
     public var city: CitySearch?
     /// False only for a `city:` place whose coordinates are not known yet.
     public var isLocated: Bool
+    /// The place's alert thresholds: the config's `alerts:` merged with the place's own.
+    public var alerts: AlertThresholds
 
     public init(
-        name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()
+        name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init(),
+        alerts: AlertThresholds = .builtIn
     ) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
         self.units = units
+        self.alerts = alerts
         self.city = nil
         self.isLocated = true
     }
 
-    public init(name: String, city: CitySearch, timezone: String? = nil, units: UnitSettings = .init()) {
-        self.init(name: name, latitude: 0, longitude: 0, timezone: timezone, units: units)
+    public init(
+        name: String, city: CitySearch, timezone: String? = nil, units: UnitSettings = .init(),
+        alerts: AlertThresholds = .builtIn
+    ) {
+        self.init(name: name, latitude: 0, longitude: 0, timezone: timezone, units: units, alerts: alerts)
         self.city = city
         self.isLocated = false
     }

@@ -33,6 +33,7 @@ public struct MetricsViewModel {
                     ("provider", provider.rawValue),
                 ], value: 1)
         }
+        AlertThresholdFamilies.addSamples(of: place, to: &page)
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }
         add(WeatherFamilies.current, of: snapshot.current, labels: location, to: &page)

@@ -37,6 +37,9 @@ public struct StatusViewModel: Sendable {
         public let wind: String
         /// When the provider measured, the place's local time in the configured notation.
         public let observedAt: String
+        /// The forecast days that cross the place's alert thresholds, at a glance:
+        /// "Tomorrow: Frost · Friday: Heat, Storm gusts"; nil when none does.
+        public let thresholdsAhead: String?
     }
 
     public init(status: PlaceStatus, units: UnitSettings, now: Double, staleAfter: Double) {
@@ -61,10 +64,14 @@ public struct StatusViewModel: Sendable {
             state = .down
             stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
         }
-        weather = fresh.map { Self.weather(of: $0, units: units) }
+        weather = fresh.map { Self.weather(of: $0, units: units, thresholds: status.place.alerts, now: now) }
     }
 
-    private static func weather(of snapshot: WeatherSnapshot, units: UnitSettings) -> Weather {
+    private static func weather(
+        of snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double
+    )
+        -> Weather
+    {
         let current = snapshot.current
         let condition = current.conditionCode.map { WeatherCondition(code: $0, isDay: current.isDay ?? true) }
         let today = snapshot.daily.first { $0.daysAhead == 0 }
@@ -77,7 +84,20 @@ public struct StatusViewModel: Sendable {
             low: ValueFormat.temperature(today?.temperatureMinCelsius, units.temperature),
             high: ValueFormat.temperature(today?.temperatureMaxCelsius, units.temperature),
             wind: current.windSpeedMetersPerSecond == nil ? ValueFormat.missing : direction + speed,
-            observedAt: ValueFormat.clock(current.observedAt, utcOffset: snapshot.utcOffsetSeconds, units.time))
+            observedAt: ValueFormat.clock(current.observedAt, utcOffset: snapshot.utcOffsetSeconds, units.time),
+            thresholdsAhead: thresholdsAhead(snapshot, thresholds: thresholds, now: now))
+    }
+
+    private static func thresholdsAhead(_ snapshot: WeatherSnapshot, thresholds: AlertThresholds, now: Double)
+        -> String?
+    {
+        let name = WeekViewModel.dayNames(snapshot, now: now)
+        let days = snapshot.daily.compactMap { day -> String? in
+            let crossed = thresholds.crossed(by: day)
+            guard !crossed.isEmpty else { return nil }
+            return name(day) + ": " + crossed.map(ThresholdCrossing.title).joined(separator: ", ")
+        }
+        return days.isEmpty ? nil : days.joined(separator: " · ")
     }
 
     /// `/places/` and the name with every byte outside the unreserved set of RFC 3986

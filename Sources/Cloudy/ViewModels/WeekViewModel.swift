@@ -15,27 +15,31 @@ public struct WeekViewModel: Sendable {
         public let uvIndex: String
         public let sunrise: String
         public let sunset: String
+        /// The place's alert thresholds this day's forecast crosses; empty for most days.
+        public let crossings: [ThresholdCrossing]
+        /// The crossings' titles for the week table's cell, "Frost, Storm gusts"; "" when none.
+        public let marks: String
+        /// "crossed" for a day with crossings, for the row's class; nil otherwise.
+        public let rowClass: String?
     }
 
     public let days: [Day]
 
+    /// The days whose forecast crosses a threshold: what the day view lists, with the details.
+    public var crossingDays: [Day] { days.filter { !$0.crossings.isEmpty } }
+
     /// Day 0 is today where the place is, as on `/metrics` (`day="0"`); the weekdays after
     /// `Tomorrow` are those of the days' own dates (local midnight, sent by the provider) in the
     /// place's time zone, or count on from the place's date at `now` (unix seconds) when the
-    /// provider sent no dates.
-    public init(snapshot: WeatherSnapshot, units: UnitSettings, now: Double) {
+    /// provider sent no dates. Days are marked against `thresholds`, the place's own.
+    public init(snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double) {
         let offset = snapshot.utcOffsetSeconds
-        // Day 0's local date. Noon of a day's date is on that date even when the offset in force
-        // that day differs from the snapshot's by a daylight-saving hour.
-        // Dates come from untrusted answers: one no calendar holds counts as absent.
-        let today =
-            snapshot.daily.lazy.compactMap { day in
-                day.date.flatMap { ForecastTime.localDay($0 + 43200, offset: offset) }.map { $0 - day.daysAhead }
-            }.first ?? ForecastTime.localDay(now, offset: offset) ?? 0
+        let name = Self.dayNames(snapshot, now: now)
         days = snapshot.daily.map { day in
             let condition = day.conditionCode.map { WeatherCondition(code: $0) }
+            let crossings = ThresholdCrossing.of(day, thresholds: thresholds, units: units)
             return Day(
-                name: ValueFormat.dayName(today + day.daysAhead, today: today),
+                name: name(day),
                 icon: condition?.icon ?? "unknown",
                 condition: condition?.text ?? ValueFormat.missing,
                 low: ValueFormat.temperature(day.temperatureMinCelsius, units.temperature),
@@ -46,7 +50,23 @@ public struct WeekViewModel: Sendable {
                 gusts: ValueFormat.windSpeed(day.windGustMaxMetersPerSecond, units.windSpeed),
                 uvIndex: ValueFormat.uvIndex(day.uvIndexMax),
                 sunrise: ValueFormat.clock(day.sunrise, utcOffset: offset, units.time),
-                sunset: ValueFormat.clock(day.sunset, utcOffset: offset, units.time))
+                sunset: ValueFormat.clock(day.sunset, utcOffset: offset, units.time),
+                crossings: crossings,
+                marks: crossings.map(\.title).joined(separator: ", "),
+                rowClass: crossings.isEmpty ? nil : "crossed")
         }
+    }
+
+    /// How the pages name a forecast day (`Today`, `Tomorrow`, a weekday) in the place's calendar.
+    static func dayNames(_ snapshot: WeatherSnapshot, now: Double) -> (DailyForecast) -> String {
+        let offset = snapshot.utcOffsetSeconds
+        // Day 0's local date. Noon of a day's date is on that date even when the offset in force
+        // that day differs from the snapshot's by a daylight-saving hour.
+        // Dates come from untrusted answers: one no calendar holds counts as absent.
+        let today =
+            snapshot.daily.lazy.compactMap { day in
+                day.date.flatMap { ForecastTime.localDay($0 + 43200, offset: offset) }.map { $0 - day.daysAhead }
+            }.first ?? ForecastTime.localDay(now, offset: offset) ?? 0
+        return { day in ValueFormat.dayName(today + day.daysAhead, today: today) }
     }
 }

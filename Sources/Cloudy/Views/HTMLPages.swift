@@ -71,9 +71,12 @@ public struct HTMLPages: Sendable {
             let units = status.place.units
             let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter)
             let day = snapshot.map { DayViewModel(snapshot: $0, units: units, hours: hours) }
-            let week = snapshot.map { WeekViewModel(snapshot: $0, units: units, now: now) }
+            let week = snapshot.map {
+                WeekViewModel(snapshot: $0, units: units, thresholds: status.place.alerts, now: now)
+            }
             let content = PlaceContent(
                 title: status.place.name + " – Cloudy exporter", masthead: masthead, status: card(status), day: day,
+                crossingDays: week.flatMap { $0.crossingDays.isEmpty ? nil : CrossingDays(days: $0.crossingDays) },
                 hours: day.flatMap { $0.hours.isEmpty ? nil : HourTable(rows: $0.hours) },
                 week: week.flatMap { $0.days.isEmpty ? nil : $0 })
             return HTMLPages.buffer(PageTemplates.render(content, "place"))
@@ -128,6 +131,8 @@ public struct HTMLPages: Sendable {
         let status: StatusViewModel
         /// Nil when there is no weather to show (waiting, or stale).
         let day: DayViewModel?
+        /// The days ahead that cross the place's thresholds, listed in the day view; nil when none does.
+        let crossingDays: CrossingDays?
         /// Nil when the forecast holds no hours.
         let hours: HourTable?
         /// Nil when the forecast holds no days.
@@ -136,6 +141,10 @@ public struct HTMLPages: Sendable {
 
     struct HourTable {
         let rows: [DayViewModel.Hour]
+    }
+
+    struct CrossingDays {
+        let days: [WeekViewModel.Day]
     }
 }
 

@@ -81,6 +81,9 @@ enum PageTemplates {
         <div><dt>Wind</dt><dd class="wind">{{wind}}</dd></div>
         <div><dt>Observed</dt><dd class="observed">{{observedAt}}</dd></div>
         </dl>
+        {{#thresholdsAhead}}
+        <p class="ahead"><span class="badge">Thresholds ahead</span> <span class="days">{{.}}</span></p>
+        {{/thresholdsAhead}}
         {{/weather}}
         </li>
         {{/places}}
@@ -117,6 +120,14 @@ enum PageTemplates {
         <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
         {{/readings}}
         </dl>
+        {{#crossingDays}}
+        <h3>Thresholds crossed</h3>
+        <ul class="crossings">
+        {{#days}}
+        <li><strong>{{name}}</strong>{{#crossings}} <span class="crossing {{alert}}">{{title}}: {{detail}}</span>{{/crossings}}</li>
+        {{/days}}
+        </ul>
+        {{/crossingDays}}
         </section>
         {{/day}}
         {{#hours}}
@@ -140,14 +151,15 @@ enum PageTemplates {
         <div class="scroll"><table>
         <thead><tr><th scope="col">Day</th><th scope="col">Sky</th><th scope="col">Low</th><th scope="col">High</th>
         <th scope="col">Precipitation</th><th scope="col">Chance</th><th scope="col">Wind</th><th scope="col">Gusts</th>
-        <th scope="col">UV</th><th scope="col">Sunrise</th><th scope="col">Sunset</th></tr></thead>
+        <th scope="col">UV</th><th scope="col">Sunrise</th><th scope="col">Sunset</th><th scope="col">Alerts</th></tr></thead>
         <tbody>
         {{#days}}
-        <tr><th scope="row">{{name}}</th>
+        <tr{{#rowClass}} class="{{.}}"{{/rowClass}}><th scope="row">{{name}}</th>
         <td><svg class="icon" viewBox="0 0 32 32" aria-hidden="true"><use href="#i-{{icon}}"/></svg>
         <span class="condition">{{condition}}</span></td>
         <td>{{low}}</td><td>{{high}}</td><td>{{precipitation}}</td><td>{{precipitationProbability}}</td>
-        <td>{{wind}}</td><td>{{gusts}}</td><td>{{uvIndex}}</td><td>{{sunrise}}</td><td>{{sunset}}</td></tr>
+        <td>{{wind}}</td><td>{{gusts}}</td><td>{{uvIndex}}</td><td>{{sunrise}}</td><td>{{sunset}}</td>
+        <td class="marks">{{marks}}</td></tr>
         {{/days}}
         </tbody></table></div>
         </section>

@@ -57,6 +57,10 @@ enum Stylesheet {
             thead th{color:var(--muted);font-weight:600}
             tbody tr:last-child th,tbody tr:last-child td{border-bottom:0}
             .week .condition{margin-left:.3rem}
+            .week tr.crossed th,.week .marks,.ahead .badge{color:var(--down)}
+            .ahead{margin:.5rem 0 0;font-size:.9rem;overflow-wrap:anywhere}
+            ul.crossings{padding-left:1.2rem;margin:.3rem 0}
+            h3{font-size:1rem;margin:1rem 0 .3rem}
             .empty{color:var(--muted)}
             @media (max-width:40rem){main{padding:.7rem}.masthead nav{margin-left:0}.week .condition{display:none}}
 

@@ -44,6 +44,7 @@ extension HTMLPages.LandingContent: TemplateContext {
 extension HTMLPages.PlaceContent: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "title": \.title, "masthead": \.masthead, "status": \.status, "day": \.day, "hours": \.hours, "week": \.week,
+        "crossingDays": \.crossingDays,
     ]
 }
 
@@ -60,7 +61,7 @@ extension StatusViewModel: TemplateContext {
 extension StatusViewModel.Weather: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "icon": \.icon, "condition": \.condition, "temperature": \.temperature, "low": \.low, "high": \.high,
-        "wind": \.wind, "observedAt": \.observedAt,
+        "wind": \.wind, "observedAt": \.observedAt, "thresholdsAhead": \.thresholdsAhead,
     ]
 }
 
@@ -91,5 +92,16 @@ extension WeekViewModel.Day: TemplateContext {
         "name": \.name, "icon": \.icon, "condition": \.condition, "low": \.low, "high": \.high,
         "precipitation": \.precipitation, "precipitationProbability": \.precipitationProbability, "wind": \.wind,
         "gusts": \.gusts, "uvIndex": \.uvIndex, "sunrise": \.sunrise, "sunset": \.sunset,
+        "crossings": \.crossings, "marks": \.marks, "rowClass": \.rowClass,
+    ]
+}
+
+extension HTMLPages.CrossingDays: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["days": \.days]
+}
+
+extension ThresholdCrossing: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "alert": \.alert, "title": \.title, "detail": \.detail,
     ]
 }

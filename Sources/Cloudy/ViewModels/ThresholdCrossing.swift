@@ -1,0 +1,63 @@
+/// One alert threshold a forecast day crosses, as the place's pages mark it: what is crossed and
+/// by how much, the day's value and the threshold both in the place's units ("Frost", "low
+/// 2.0 °C, below 3.0 °C"). The comparison is the model's (`AlertThresholds.crossed(by:)`), the
+/// same the shipped alert rules make, so the pages mark the days the alerts fire for.
+public struct ThresholdCrossing: Sendable, Equatable {
+    /// The alert's config key, also the mark's CSS class: "frost", "gust".
+    public let alert: String
+    /// "Frost", "Heat", "Gale", "Storm gusts", "Heavy precipitation", "High UV".
+    public let title: String
+    /// "low 2.0 °C, below 3.0 °C", "gusts 26.0 m/s, at or above 24.5 m/s".
+    public let detail: String
+
+    /// The crossings of `day` against `thresholds`, in `WeatherAlert` order.
+    public static func of(_ day: DailyForecast, thresholds: AlertThresholds, units: UnitSettings)
+        -> [ThresholdCrossing]
+    {
+        thresholds.crossed(by: day).compactMap { alert in
+            guard let threshold = thresholds[alert], let value = AlertThresholds.value(of: alert, in: day) else {
+                return nil
+            }
+            let shown = { (value: Double) in format(value, alert.quantity, units) }
+            let comparison = alert == .frost ? "below" : "at or above"
+            return ThresholdCrossing(
+                alert: alert.rawValue, title: title(alert),
+                detail: "\(measure(alert)) \(shown(value)), \(comparison) \(shown(threshold))")
+        }
+    }
+
+    /// What the pages call an alert, as a mark's title.
+    static func title(_ alert: WeatherAlert) -> String {
+        switch alert {
+        case .frost: return "Frost"
+        case .heat: return "Heat"
+        case .wind: return "Gale"
+        case .gust: return "Storm gusts"
+        case .precipitation: return "Heavy precipitation"
+        case .uv: return "High UV"
+        case .airQuality: return "Poor air quality"
+        }
+    }
+
+    /// The day's value the alert reads, as the detail names it.
+    private static func measure(_ alert: WeatherAlert) -> String {
+        switch alert {
+        case .frost: return "low"
+        case .heat: return "high"
+        case .wind: return "wind"
+        case .gust: return "gusts"
+        case .precipitation: return "precipitation"
+        case .uv: return "UV index"
+        case .airQuality: return "air quality index"
+        }
+    }
+
+    private static func format(_ value: Double, _ quantity: WeatherAlert.Quantity, _ units: UnitSettings) -> String {
+        switch quantity {
+        case .temperature: return ValueFormat.temperature(value, units.temperature)
+        case .windSpeed: return ValueFormat.windSpeed(value, units.windSpeed)
+        case .length: return ValueFormat.precipitation(value)
+        case .index: return ValueFormat.uvIndex(value)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import XCTest
+
+@testable import Cloudy
+
+/// Thresholds as a person writes them, read into base units exactly; what a forecast day crosses;
+/// the series they are exported as; how the pages mark the days that cross them.
+final class AlertThresholdsTests: XCTestCase {
+    /// The threshold read (nil inside for `off`), or nil when the text is refused.
+    func parsed(_ text: String, _ alert: WeatherAlert) -> Double?? {
+        guard case .success(let value) = ThresholdValue.parse(text, for: alert) else { return nil }
+        return .some(value)
+    }
+
+    func testValuesWithTheirUnitsAreReadIntoBaseUnitsExactly() {
+        let cases: [(String, WeatherAlert, Double)] = [
+            ("3 °C", .frost, 3), ("37.4 °F", .frost, 3), ("3C", .frost, 3), ("98.6 F", .heat, 37),
+            ("-40 °F", .frost, -40), ("60 km/h", .wind, 60 / 3.6), ("17 m/s", .wind, 17),
+            ("30 kn", .gust, 15.433_333_333),
+            ("40 mph", .gust, 17.8816), ("20 mm", .precipitation, 0.02), ("0.8 in", .precipitation, 0.02032),
+            ("8", .uv, 8), ("100", .airQuality, 100), ("  5.5 m/s ", .wind, 5.5),
+        ]
+        for (text, alert, want) in cases {
+            guard case .some(.some(let value)) = parsed(text, alert) else {
+                XCTFail("\(text) for \(alert) was refused")
+                continue
+            }
+            XCTAssertEqual(value, want, accuracy: 1e-9, "\(text) for \(alert)")
+        }
+        XCTAssertEqual(parsed("off", .heat), .some(nil), "off is no threshold")
+    }
+
+    func testWhatIsNotAThresholdIsRefusedWithItsReason() {
+        let cases: [(String, WeatherAlert, ThresholdValue.Problem)] = [
+            ("3", .frost, .noUnit(ThresholdValue.example(.temperature))),
+            ("20 km/h", .heat, .wrongUnit("km/h", ThresholdValue.example(.temperature))),
+            ("3 degC", .frost, .wrongUnit("degC", ThresholdValue.example(.temperature))),
+            ("3 K", .frost, .wrongUnit("K", ThresholdValue.example(.temperature))),
+            ("20 °C", .wind, .wrongUnit("°C", ThresholdValue.example(.windSpeed))),
+            ("-1 m/s", .gust, .negative), ("-0.5 in", .precipitation, .negative), ("-1", .uv, .negative),
+            ("8 mm", .uv, .notAThreshold(ThresholdValue.example(.index))),
+            ("high", .uv, .notAThreshold(ThresholdValue.example(.index))),
+            ("mm", .precipitation, .notAThreshold(ThresholdValue.example(.length))),
+            ("", .frost, .notAThreshold(ThresholdValue.example(.temperature))),
+        ]
+        for (text, alert, problem) in cases {
+            XCTAssertEqual(
+                ThresholdValue.parse(text, for: alert).map { _ in 0 }, .failure(problem), "\(text) for \(alert)")
+        }
+    }
+
+    func testFrostIsBelowItsThresholdAndEveryOtherAlertReachesIt() {
+        let thresholds = AlertThresholds.builtIn
+        func crossed(_ day: DailyForecast) -> [WeatherAlert] { thresholds.crossed(by: day) }
+        XCTAssertEqual(crossed(DailyForecast(daysAhead: 0, temperatureMinCelsius: 0)), [], "at 0 °C is not below")
+        XCTAssertEqual(crossed(DailyForecast(daysAhead: 0, temperatureMinCelsius: -0.1)), [.frost])
+        XCTAssertEqual(
+            crossed(
+                DailyForecast(
+                    daysAhead: 1, temperatureMaxCelsius: 30, precipitationSumMeters: 0.02,
+                    windSpeedMaxMetersPerSecond: 17.2, windGustMaxMetersPerSecond: 24.5, uvIndexMax: 8)),
+            [.heat, .wind, .gust, .precipitation, .uv], "each at its threshold")
+        XCTAssertEqual(
+            crossed(
+                DailyForecast(
+                    daysAhead: 1, temperatureMaxCelsius: 29.9, precipitationSumMeters: 0.0199,
+                    windSpeedMaxMetersPerSecond: 17.1, windGustMaxMetersPerSecond: 24.4, uvIndexMax: 7.9)), [])
+        var off = thresholds
+        off[.frost] = nil
+        XCTAssertEqual(off.crossed(by: DailyForecast(daysAhead: 0, temperatureMinCelsius: -20)), [], "off never")
+        XCTAssertEqual(crossed(DailyForecast(daysAhead: 0)), [], "no value, nothing crossed")
+    }
+
+    func testEveryThresholdNotOffIsASeriesInBaseUnitsEvenWithoutWeather() {
+        var place = Place(
+            name: "Greenhouse", latitude: 59.91, longitude: 10.75, units: UnitSettings(temperature: [.fahrenheit]))
+        place.alerts[.frost] = 3
+        place.alerts[.heat] = nil
+        var page = MetricFamilies()
+        MetricsViewModel(
+            status: PlaceStatus(place: place), units: place.units, provider: .openMeteo, now: 0, staleAfter: 1
+        )
+        .addSamples(to: &page)
+        var samples: [String: Double] = [:]
+        for family in page.families where family.descriptor.name.hasPrefix("weather_alert_threshold") {
+            for sample in family.samples {
+                XCTAssertEqual(sample.labels.first?.0, "location")
+                XCTAssertEqual(sample.labels.first?.1, "Greenhouse")
+                samples[family.descriptor.name + "/" + sample.labels[1].1] = sample.value
+            }
+        }
+        XCTAssertEqual(
+            samples,
+            [
+                "weather_alert_threshold_celsius/frost": 3,
+                "weather_alert_threshold_meters_per_second/wind": 17.2,
+                "weather_alert_threshold_meters_per_second/gust": 24.5,
+                "weather_alert_threshold_meters/precipitation": 0.02,
+                "weather_alert_threshold/uv": 8,
+                "weather_alert_threshold/air_quality": 100,
+            ], "°C whatever the place is shown in; heat is off, so it has no series")
+    }
+
+    func testConfigCheckNamesWhatDiffersFromTheDefaults() throws {
+        let config = try ConfigLoader.parse(
+            yaml: """
+                alerts: { wind: "60 km/h" }
+                locations:
+                  - { name: Garden, latitude: 1, longitude: 2 }
+                  - { name: Greenhouse, latitude: 1, longitude: 2, alerts: { frost: "37.4 °F", heat: off } }
+                """)
+        XCTAssertEqual(
+            config.alertSummary,
+            ["alerts (every place): wind 16.6667 m/s", "alerts of Greenhouse: frost 3 °C, heat off"])
+    }
+
+    /// A place shown in °F with frost at 37.4 °F and heat off: the week marks tomorrow's 2 °C
+    /// minimum in °F, not the 45 °C maximum; `/` says which day crosses what.
+    func testThePagesMarkTheDaysThatCrossThePlacesThresholdsInItsUnits() {
+        var place = Place(
+            name: "Greenhouse", latitude: 59.91, longitude: 10.75,
+            units: UnitSettings(temperature: [.fahrenheit], windSpeed: [.knots]))
+        place.alerts[.frost] = 3
+        place.alerts[.heat] = nil
+        let midnight = PlaceSnapshots.localMidnight
+        let snapshot = WeatherSnapshot(
+            current: CurrentConditions(observedAt: PlaceSnapshots.observedAt),
+            daily: [
+                DailyForecast(daysAhead: 0, date: midnight, temperatureMaxCelsius: 20, temperatureMinCelsius: 10),
+                DailyForecast(
+                    daysAhead: 1, date: midnight + 86400, temperatureMaxCelsius: 45, temperatureMinCelsius: 2,
+                    windGustMaxMetersPerSecond: 30),
+                DailyForecast(daysAhead: 2, date: midnight + 2 * 86400, uvIndexMax: 9.2),
+            ],
+            utcOffsetSeconds: 7200)
+        let week = WeekViewModel(
+            snapshot: snapshot, units: place.units, thresholds: place.alerts, now: PlaceSnapshots.observedAt)
+        XCTAssertEqual(week.days.map(\.marks), ["", "Frost, Storm gusts", "High UV"])
+        XCTAssertEqual(week.days.map(\.rowClass), [nil, "crossed", "crossed"])
+        XCTAssertEqual(week.crossingDays.map(\.name), ["Tomorrow", "Wednesday"])
+        XCTAssertEqual(
+            week.days[1].crossings,
+            [
+                ThresholdCrossing(alert: "frost", title: "Frost", detail: "low 35.6 °F, below 37.4 °F"),
+                ThresholdCrossing(alert: "gust", title: "Storm gusts", detail: "gusts 58.3 kn, at or above 47.6 kn"),
+            ])
+        let status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
+        let card = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e10)
+        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Frost, Storm gusts · Wednesday: High UV")
+    }
+}
