@@ -139,6 +139,32 @@ final class DecoderRobustnessTests: XCTestCase {
         }
     }
 
+    func testMutatedDarkSkyAndOneCallAlertAnswersNeverCrash() throws {
+        let source = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        for body in mutations(of: source, rounds: 1500, seed: 13) {
+            if case .success(let snapshot) = DarkSkyProvider.decode(
+                body, place: places[2], settings: ForecastSettings())
+            {
+                XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
+                XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
+                XCTAssertNotNil(snapshot.warnings)
+            }
+        }
+        let text = String(decoding: source, as: UTF8.self)
+        for absurd in ["1e308", "-1e308", "99999999999999999999", "-999", "null", "\"x\""] {
+            for field in ["\"time\":1781", "\"offset\":-4.0", "\"expires\":1781740800", "\"temperature\":23.4"] {
+                let name = field.split(separator: ":")[0]
+                let body = Array(text.replacingOccurrences(of: field, with: "\(name):\(absurd)").utf8)
+                _ = DarkSkyProvider.decode(body, place: places[2], settings: ForecastSettings())
+            }
+        }
+        let alerts = try TestPaths.fixtureBytes("openweathermap-onecall-alerts.json")
+        for body in mutations(of: alerts, rounds: 500, seed: 17) {
+            _ = OpenWeatherMapProvider.decode(
+                oneCall: body, place: places[0], settings: ForecastSettings(days: 0, hours: 0))
+        }
+    }
+
     func testDeepNestingIsAnErrorNotAStackOverflow() {
         for depth in [1000, 100_000] {
             check(
