@@ -41,7 +41,7 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["weather_relative_humidity_ratio{\(place)}"], 0.79)
         assertClose(metrics["weather_condition_code{\(place)}"], 2)
         XCTAssertNotNil(
-            metrics["weather_condition_info{\(place),code=\"2\",condition=\"Partly cloudy\",icon=\"partly-cloudy\"}"])
+            metrics["weather_condition_info{\(place),code=\"2\",condition=\"Partly cloudy\",icon=\"partly-cloudy-day\"}"])
         assertClose(metrics["weather_forecast_hourly_temperature_celsius{\(place),hour=\"1\"}"], 24.1)
         assertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(place),day=\"0\"}"], 29.5)
         assertClose(metrics["weather_forecast_daily_precipitation_sum_meters{\(place),day=\"2\"}"], 0.57 * 24 / 1000)
@@ -62,10 +62,13 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
         // The key is refused now: the places go down and say why, with the path redacted.
         try fake.control("dark-sky", "{\"key\": \"another-key\"}")
         _ = try exporter.metrics { $0["weather_up{\(place)}"] == 0 }
-        let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
-        XCTAssertTrue(ready.contains("invalid API key (GET \(shownPath))"), ready)
-        var everything = exporter.log + ready
-        for path in ["/metrics", "/", "/places/New%20York"] {
+        let reason = "invalid API key) (GET \(shownPath))"
+        let landing = String(decoding: try exporter.get("/").body, as: UTF8.self)
+        let escaped = reason.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        XCTAssertTrue(landing.contains(escaped), landing)
+        XCTAssertTrue(exporter.log.contains(reason), exporter.log)
+        var everything = exporter.log + landing
+        for path in ["/metrics", "/readyz", "/places/New%20York"] {
             everything += String(decoding: try exporter.get(path).body, as: UTF8.self)
         }
         XCTAssertTrue(everything.contains("Invalid authentication credentials"), everything)
@@ -91,8 +94,8 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
             """
             \(file): OK (5 places, provider dark-sky)
             5 places, dark-sky: 5 calls per refresh, 21,600 a month at 10m; the free quota allows 10,000 a month: \
-            needs 21m36s or more (24m keeps a 10 % margin)
-            refresh.over_quota: stretch: refreshes every 24m
+            needs 21m36s or more (24m1s keeps a 10 % margin)
+            refresh.over_quota: stretch: refreshes every 24m1s
 
             """)
         XCTAssertFalse(check.stdout.contains(key) || check.stderr.contains(key))

@@ -90,7 +90,7 @@ final class DarkSkyProviderTests: XCTestCase {
         XCTAssertEqual(spent.retryAfter, 86_400, "RateLimit-Reset when there is no Retry-After")
         XCTAssertTrue(spent.isRateLimit)
         XCTAssertTrue(spent.message.hasPrefix("dark-sky: HTTP 429: API rate limit exceeded"), spent.message)
-        XCTAssertEqual(outcomes[1].failure?.wasAsked, false, "a 429 stops the refresh's other requests")
+        XCTAssertEqual(outcomes[1].failure?.cause, .quota(.month), "asked at once, or not asked after the refusal")
         server?.stop()
 
         let (perSecond, _) = try serve(
