@@ -41,7 +41,8 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["weather_relative_humidity_ratio{\(place)}"], 0.79)
         assertClose(metrics["weather_condition_code{\(place)}"], 2)
         XCTAssertNotNil(
-            metrics["weather_condition_info{\(place),code=\"2\",condition=\"Partly cloudy\",icon=\"partly-cloudy-day\"}"])
+            metrics[
+                "weather_condition_info{\(place),code=\"2\",condition=\"Partly cloudy\",icon=\"partly-cloudy-day\"}"])
         assertClose(metrics["weather_forecast_hourly_temperature_celsius{\(place),hour=\"1\"}"], 24.1)
         assertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(place),day=\"0\"}"], 29.5)
         assertClose(metrics["weather_forecast_daily_precipitation_sum_meters{\(place),day=\"2\"}"], 0.57 * 24 / 1000)
