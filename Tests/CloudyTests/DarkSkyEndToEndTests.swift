@@ -77,6 +77,35 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
         XCTAssertFalse(everything.contains("SPOT-ME"))
     }
 
+    /// The gateway's 429 with `RateLimit-Remaining: 0`: the month is spent, nothing is asked until
+    /// the UTC month turns (the fake's `Retry-After` says the same), logged once, shown on /readyz.
+    func testASpentMonthIsAQuietPeriodUntilTheMonthTurns() throws {
+        try fake.control("dark-sky", "{\"key\": \"\(key)\", \"remaining\": 0}")
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  name: dark-sky
+                  url: \(fake.baseURL)
+                refresh:
+                  interval: 1s
+                locations:
+                  - name: New York
+                    latitude: 40.7143
+                    longitude: -74.006
+                """, environment: ["CLOUDY_API_KEY": key])
+        try exporter.waitFor("/healthz")
+        let metrics = try exporter.metrics { $0["weather_up{location=\"New York\"}"] == 0 }
+        assertClose(metrics["cloudy_exporter_upstream_requests_total{provider=\"dark-sky\",code=\"429\"}"], 1)
+        let lift = QuietPeriod.lift(after: .month, now: Date().timeIntervalSince1970)
+        let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
+        XCTAssertTrue(ready.contains("no requests to dark-sky until \(QuietPeriod.utcTime(lift))"), ready)
+        XCTAssertTrue(ready.contains("API rate limit exceeded"), ready)
+        try exporter.waitFor("/metrics")  // a later scrape: still one request, one log line
+        XCTAssertEqual(exporter.log.components(separatedBy: "refuses requests for its quota").count, 2, exporter.log)
+        XCTAssertEqual(try fake.requests().filter { ($0["path"] as? String)?.hasPrefix("/forecast/") == true }.count, 1)
+        XCTAssertFalse(exporter.log.contains(key) || ready.contains(key))
+    }
+
     func testConfigCheckStretchesFivePlacesOnTheFreePlan() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-ds-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

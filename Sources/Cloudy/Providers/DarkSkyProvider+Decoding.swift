@@ -200,8 +200,8 @@ struct DarkSkyAlert: Decodable {
         severity = try? container.decodeIfPresent(String.self, forKey: .severity)
         description = try? container.decodeIfPresent(String.self, forKey: .description)
         uri = try? container.decodeIfPresent(String.self, forKey: .uri)
-        time = try? container.decodeIfPresent(Double.self, forKey: .time)
-        // -999 (or any time before 1970) says the alert names no end.
+        // -999 (or any time before 1970) is no time: an `expires` without one is open-ended.
+        time = (try? container.decodeIfPresent(Double.self, forKey: .time)).flatMap { $0 > 0 ? $0 : nil }
         expires = (try? container.decodeIfPresent(Double.self, forKey: .expires)).flatMap { $0 > 0 ? $0 : nil }
     }
 
