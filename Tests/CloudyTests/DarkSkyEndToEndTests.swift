@@ -11,25 +11,27 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
     let key = "KEY-SPOT-ME-8d1f2e"
     let shownPath = "/forecast/<redacted>/40.7143,-74.006"
 
+    /// dark-sky at the fake every second, with New York and `places` (YAML list items).
+    func config(units: String = "", places: String = "") -> String {
+        """
+        provider:
+          name: dark-sky
+          url: \(fake.baseURL)
+        refresh:
+          interval: 1s
+        \(units)locations:
+          - {name: New York, latitude: 40.7143, longitude: -74.006}
+        \(places)
+        """
+    }
+
     func testFamiliesOneRequestPerPlaceAndTheKeyNeverShown() throws {
         try fake.control("dark-sky", "{\"key\": \"\(key)\"}")
         let exporter = try ExporterProcess(
-            config: """
-                provider:
-                  name: dark-sky
-                  url: \(fake.baseURL)
-                refresh:
-                  interval: 1s
-                units:
-                  temperature: [celsius, fahrenheit]
-                locations:
-                  - name: New York
-                    latitude: 40.7143
-                    longitude: -74.006
-                  - name: Boston
-                    latitude: 42.3601
-                    longitude: -71.0589
-                """, extraArguments: ["--log.level", "debug"], environment: ["CLOUDY_API_KEY": key])
+            config: config(
+                units: "units:\n  temperature: [celsius, fahrenheit]\n",
+                places: "  - {name: Boston, latitude: 42.3601, longitude: -71.0589}\n"),
+            extraArguments: ["--log.level", "debug"], environment: ["CLOUDY_API_KEY": key])
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
         let place = "location=\"New York\""
@@ -81,21 +83,12 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
     /// the UTC month turns (the fake's `Retry-After` says the same), logged once, shown on /readyz.
     func testASpentMonthIsAQuietPeriodUntilTheMonthTurns() throws {
         try fake.control("dark-sky", "{\"key\": \"\(key)\", \"remaining\": 0}")
-        let exporter = try ExporterProcess(
-            config: """
-                provider:
-                  name: dark-sky
-                  url: \(fake.baseURL)
-                refresh:
-                  interval: 1s
-                locations:
-                  - name: New York
-                    latitude: 40.7143
-                    longitude: -74.006
-                """, environment: ["CLOUDY_API_KEY": key])
+        let exporter = try ExporterProcess(config: config(), environment: ["CLOUDY_API_KEY": key])
         try exporter.waitFor("/healthz")
-        let metrics = try exporter.metrics { $0["weather_up{location=\"New York\"}"] == 0 }
-        assertClose(metrics["cloudy_exporter_upstream_requests_total{provider=\"dark-sky\",code=\"429\"}"], 1)
+        let refused = "cloudy_exporter_upstream_requests_total{provider=\"dark-sky\",code=\"429\"}"
+        let metrics = try exporter.metrics { $0[refused] != nil }
+        assertClose(metrics[refused], 1)
+        assertClose(metrics["weather_up{location=\"New York\"}"], 0)
         let lift = QuietPeriod.lift(after: .month, now: Date().timeIntervalSince1970)
         let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
         XCTAssertTrue(ready.contains("no requests to dark-sky until \(QuietPeriod.utcTime(lift))"), ready)
