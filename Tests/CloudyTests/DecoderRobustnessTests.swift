@@ -33,13 +33,18 @@ final class DecoderRobustnessTests: XCTestCase {
         }
         // A snapshot that decoded must also render (rendering every one would only slow the test).
         guard render else { return }
+        self.render(Array(zip(places, outcomes.map { try? $0.get() })), provider: .openMeteo)
+    }
+
+    /// Renders the page of `snapshots` in every unit.
+    func render(_ snapshots: [(Place, WeatherSnapshot?)], provider: ProviderName) {
         var page = MetricFamilies()
-        for (place, outcome) in zip(places, outcomes) {
-            let status = PlaceStatus(place: place, snapshot: try? outcome.get(), lastSuccess: 1, lastAttempt: 1)
+        for (place, snapshot) in snapshots {
+            let status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
             MetricsViewModel(
                 status: status,
                 units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),
-                provider: .openMeteo, now: 1, staleAfter: 10
+                provider: provider, now: 1, staleAfter: 10
             ).addSamples(to: &page)
         }
         _ = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
@@ -136,6 +141,33 @@ final class DecoderRobustnessTests: XCTestCase {
         for broken in ["9999-99-99T99:99:99Z", "2026-13-40T25:61:61Z", "0000-00-00T00:00:00Z", ""] {
             let body = Array(text.replacingOccurrences(of: "2026-06-15T13:00:00Z", with: broken).utf8)
             _ = METNorwayProvider.decode(body, place: places[0], settings: ForecastSettings(), offset: { _ in 0 })
+        }
+    }
+
+    func testMutatedDarkSkyAndOneCallAlertAnswersNeverCrash() throws {
+        let source = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        for (round, body) in mutations(of: source, rounds: 1500, seed: 13).enumerated() {
+            if case .success(let snapshot) = DarkSkyProvider.decode(
+                body, place: places[2], settings: ForecastSettings())
+            {
+                XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
+                XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
+                XCTAssertNotNil(snapshot.warnings)
+                if round % 25 == 0 { render([(places[2], snapshot)], provider: .darkSky) }
+            }
+        }
+        let text = String(decoding: source, as: UTF8.self)
+        for absurd in ["1e308", "-1e308", "99999999999999999999", "-999", "null", "\"x\""] {
+            for field in ["\"time\":1781", "\"offset\":-4.0", "\"expires\":1781740800", "\"temperature\":23.4"] {
+                let name = field.split(separator: ":")[0]
+                let body = Array(text.replacingOccurrences(of: field, with: "\(name):\(absurd)").utf8)
+                _ = DarkSkyProvider.decode(body, place: places[2], settings: ForecastSettings())
+            }
+        }
+        let alerts = try TestPaths.fixtureBytes("openweathermap-onecall-alerts.json")
+        for body in mutations(of: alerts, rounds: 500, seed: 17) {
+            _ = OpenWeatherMapProvider.decode(
+                oneCall: body, place: places[0], settings: ForecastSettings(days: 0, hours: 0))
         }
     }
 

@@ -87,6 +87,27 @@ final class QuotaPlanTests: XCTestCase {
         XCTAssertEqual(Quota.freeTier(ProviderSettings(name: .metNorway)), .unlimited)
     }
 
+    /// Pirate Weather's free plan: 10,000 calls a month per key, one call per place. Five places
+    /// at 10m would spend 21,600: the interval is stretched to 24m1s (below 9,000 calls, the margin kept).
+    func testDarkSkyFreePlanIsMonthlyAndStretchesFivePlacesAtTenMinutes() throws {
+        let key = Secret("k")
+        XCTAssertEqual(Quota.freeTier(ProviderSettings(name: .darkSky, apiKey: key)), Quota(limits: [.month: 10_000]))
+        XCTAssertEqual(
+            Quota.freeTier(ProviderSettings(name: .darkSky, url: "http://127.0.0.1:8080", apiKey: key)), .unlimited)
+        var config = publicOpenMeteo(places: 5)
+        config.provider = ProviderSettings(name: .darkSky, apiKey: key)
+        XCTAssertEqual(CallBudget.of(config).callsPerRefresh(places: 5), 5, "one request per place")
+        let plan = RefreshPlan(config)
+        XCTAssertFalse(plan.fits)
+        XCTAssertEqual(
+            plan.summary,
+            "5 places, dark-sky: 5 calls per refresh, 21,600 a month at 10m; "
+                + "the free quota allows 10,000 a month: needs 21m36s or more (24m1s keeps a 10 % margin)")
+        let log = RecordedLog()
+        XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: log.logger).refresh.interval, 1_441)
+        XCTAssertEqual(log.entries(containing: "raised to fit the provider's quota").count, 1)
+    }
+
     func testProviderQuotaAndOverQuotaAreReadStrictly() throws {
         let base = "locations:\n  - name: A\n    latitude: 1\n    longitude: 2\n"
         var config = try ConfigLoader.parse(yaml: base)

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Local fake of the weather APIs Cloudy talks to, for its tests and benchmarks: the Open-Meteo
 forecast and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour forecast) and
-One Call 3.0, and MET Norway Locationforecast 2.0 compact, all on one port.
+One Call 3.0, MET Norway Locationforecast 2.0 compact, and the Dark Sky API as Pirate Weather
+serves it, all on one port.
 
 Usage:
     python3 Tests/Fakes/fake_weather.py [--host 127.0.0.1] [--port 0] [--latency-ms 0]
-                                        [--fixtures DIR] [--owm-key KEY] [--quiet]
+                                        [--fixtures DIR] [--owm-key KEY] [--dark-sky-key KEY] [--quiet]
 
     --fixtures  directory holding open-meteo-forecast-multi.json and the fixtures of the other
                 providers (openweathermap-current.json, openweathermap-forecast.json,
                 openweathermap-error-401.json, openweathermap-onecall.json, met-no-compact.json,
+                pirateweather-forecast.json, pirateweather-error-401.json,
                 open-meteo-geocoding.json, open-meteo-geocoding-empty.json); default:
                 ../CloudyTests/Fixtures next to this script. A file DIR lacks is read from that
                 default directory.
     --owm-key   the OpenWeatherMap key (appid) the fake accepts (default test-owm-key)
+    --dark-sky-key  the Dark Sky key (in the path) the fake accepts (default test-dark-sky-key)
     --quiet     no per-request log lines on stderr (errors are still logged)
 
 When ready it prints exactly one line, `listening HOST:PORT` (the real port when --port 0),
@@ -30,7 +33,8 @@ per API:
     geocoding.py       GET /v1/search
     openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall
     met_norway.py      GET /weatherapi/locationforecast/2.0/compact
-    control.py         the control API under /-/ (reset, latency, override, owm, met,
+    dark_sky.py        GET /forecast/<key>/<lat>,<lon>
+    control.py         the control API under /-/ (reset, latency, override, owm, met, dark-sky,
                        geocoding, requests)
     faults.py          POST /-/fault and its modes
     server.py          HTTP, routing, latency and the request log; fixtures.py, protocol.py

@@ -34,12 +34,15 @@ public enum ProviderName: String, Sendable, CaseIterable {
     case openMeteo = "open-meteo"
     case openWeatherMap = "openweathermap"
     case metNorway = "met-norway"
+    /// The Dark Sky forecast API, as Pirate Weather serves it.
+    case darkSky = "dark-sky"
 
     public var defaultURL: String {
         switch self {
         case .openMeteo: return "https://api.open-meteo.com"
         case .openWeatherMap: return "https://api.openweathermap.org"
         case .metNorway: return "https://api.met.no"
+        case .darkSky: return "https://api.pirateweather.net"
         }
     }
 }

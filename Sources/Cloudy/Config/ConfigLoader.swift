@@ -89,7 +89,7 @@ public enum ConfigLoader {
         return config
     }
 
-    /// What each provider cannot work without: OpenWeatherMap a key, MET Norway a User-Agent
+    /// What each provider cannot work without: OpenWeatherMap and Dark Sky a key, MET Norway a User-Agent
     /// that identifies the operator (its terms refuse generic ones).
     private static func checkProviderNeeds(_ provider: ProviderSettings, _ document: YAMLMapping) throws(ConfigError) {
         let section = try document.mapping("provider")
@@ -98,8 +98,9 @@ public enum ConfigLoader {
                 ?? ConfigError(file: document.file, line: nil, field: "provider.\(key)", reason: reason)
         }
         switch provider.name {
-        case .openWeatherMap where provider.apiKey == nil:
-            throw error("api_key_file", "openweathermap needs an API key: give api_key_file or set CLOUDY_API_KEY")
+        case .openWeatherMap where provider.apiKey == nil, .darkSky where provider.apiKey == nil:
+            throw error(
+                "api_key_file", "\(provider.name.rawValue) needs an API key: give api_key_file or set CLOUDY_API_KEY")
         case .metNorway:
             guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }),
                 agent.contains("/") || agent.contains(" ")

@@ -55,4 +55,52 @@ enum ConditionMapping {
         if symbol.hasSuffix("_day") || symbol.hasSuffix("_polartwilight") { return true }
         return nil
     }
+
+    /// Dark Sky's `icon` (the default set, Pirate Weather's additions and its `icon=pirate` set)
+    /// without its `-day`/`-night` suffix; the `summary` ("Light Rain", "Heavy Snow", "Drizzle",
+    /// "Windy and Partly Cloudy") says how heavy rain, snow and sleet are, and what the sky is
+    /// like when the icon is only wind. The table is in docs/providers.md.
+    static func wmo(darkSkyIcon icon: String, summary: String?) -> Int? {
+        var base = icon.lowercased()
+        for suffix in ["-day", "-night"] where base.hasSuffix(suffix) { base.removeLast(suffix.count) }
+        let words = summary?.lowercased() ?? ""
+        let light = words.contains("light") || words.contains("flurries") || base.hasPrefix("possible-")
+        let heavy = words.contains("heavy")
+        let table: [String: Int] = [
+            "clear": 0, "mostly-clear": 1, "partly-cloudy": 2, "mostly-cloudy": 3, "cloudy": 3,
+            "fog": 45, "mist": 45, "haze": 45, "smoke": 45,
+            "drizzle": 53, "light-rain": 61, "heavy-rain": 65,
+            "flurries": 71, "light-snow": 71, "heavy-snow": 75,
+            "very-light-sleet": 66, "light-sleet": 66, "heavy-sleet": 67,
+            "thunderstorm": 95, "possible-thunderstorm": 95, "hail": 96,
+        ]
+        switch base {
+        // Dark Sky draws "Mostly Clear" with the clear icon and "Mostly Cloudy" with the
+        // partly-cloudy one: the summary tells them apart.
+        case "clear" where words.contains("mostly clear"): return 1
+        case "partly-cloudy" where words.contains("mostly cloudy"): return 3
+        case _ where table[base] != nil: return table[base]
+        case "rain", "precipitation", "possible-rain", "possible-precipitation":
+            if words.contains("drizzle") { return light ? 51 : 53 }
+            return light ? 61 : heavy ? 65 : 63
+        case "snow", "possible-snow":
+            return light ? 71 : heavy ? 75 : 73
+        case "sleet", "mixed", "possible-sleet":
+            return light ? 66 : 67
+        default:
+            // Wind, none, or an icon this table does not know: the sky the summary names.
+            let skies: [(String, Int)] = [
+                ("partly cloudy", 2), ("mostly cloudy", 3), ("overcast", 3), ("cloudy", 3),
+                ("mostly clear", 1), ("clear", 0),
+            ]
+            return skies.first { words.contains($0.0) }?.1
+        }
+    }
+
+    /// Daylight from a Dark Sky icon suffix, when it has one.
+    static func isDay(darkSkyIcon icon: String) -> Bool? {
+        if icon.hasSuffix("-night") { return false }
+        if icon.hasSuffix("-day") { return true }
+        return nil
+    }
 }

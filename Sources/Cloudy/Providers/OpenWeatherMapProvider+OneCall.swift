@@ -2,7 +2,7 @@ import Foundation
 
 /// OpenWeatherMap's One Call API 3.0 (`data/3.0/onecall`), used when the config sets
 /// `provider.one_call: true`: one request per place with current conditions, 48 hourly steps and
-/// 8 days, including dew point and UV that the free 2.5 endpoints lack.
+/// 8 days, including dew point and UV that the free 2.5 endpoints lack, and the alerts in force.
 extension OpenWeatherMapProvider {
     static let oneCallPath = "/data/3.0/onecall"
 
@@ -38,6 +38,8 @@ struct OneCallAnswer: Decodable {
     let current: Moment?
     let hourly: [Moment]?
     let daily: [Day]?
+    /// Absent when no alert is in force.
+    let alerts: [OWMAlert]?
 
     /// The snapshot of this answer, or which section it lacks (a current section without a
     /// finite `dt` counts as lacking).
@@ -51,7 +53,7 @@ struct OneCallAnswer: Decodable {
             var snapshot = WeatherSnapshot(
                 current: current.conditions(observedAt: now),
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
-                latitude: lat, longitude: lon)
+                latitude: lat, longitude: lon, warnings: OWMAlert.warnings(alerts ?? []))
             snapshot.hourly = (hourly ?? []).compactMap { $0.hourly(now: now, hours: settings.hours) }
             snapshot.daily = dailySteps(now: now, offset: offset, days: settings.days)
             return snapshot
@@ -114,5 +116,32 @@ extension OneCallAnswer.Moment {
             windSpeedMetersPerSecond: wind_speed,
             conditionCode: weather?.first?.wmoCode
         )
+    }
+}
+
+/// One entry of One Call's `alerts`. OpenWeatherMap passes the agency's text on without a
+/// severity, and some agencies' alerts arrive once per language.
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct OWMAlert: Decodable {
+    let sender_name, event, description: String?
+    let start, end: Double?
+    let tags: [String]?
+
+    /// The alerts as warnings, each once: the same sender, times and tags are the same alert in
+    /// another language, and the first one stays. That key is the id too (One Call gives none).
+    static func warnings(_ alerts: [OWMAlert]) -> [WeatherWarning] {
+        var seen = Set<String>()
+        return alerts.compactMap { alert in
+            func time(_ value: Double?) -> String { value.flatMap(ForecastTime.wholeNumber).map { String($0) } ?? "-" }
+            let sender = alert.sender_name ?? ""
+            let id = "\(sender) \(time(alert.start))-\(time(alert.end)) \((alert.tags ?? []).joined(separator: ","))"
+            guard seen.insert(id).inserted else { return nil }
+            let event = alert.event ?? ""
+            return WeatherWarning(
+                id: id, source: ProviderName.openWeatherMap.rawValue, event: event, severity: .unknown,
+                headline: event, description: alert.description ?? "", sender: sender, onset: alert.start,
+                expires: alert.end)
+        }
     }
 }

@@ -58,7 +58,8 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     }
 
     private func fetchOneCall(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
-        get(Self.oneCallPath + "?" + query(place) + "&exclude=minutely,alerts")
+        // The alerts come along: they are the place's official warnings, at no extra call.
+        get(Self.oneCallPath + "?" + query(place) + "&exclude=minutely")
             .flatMap { Self.decode(oneCall: $0, place: place, settings: forecast) }
     }
 

@@ -18,6 +18,9 @@ enum ProviderFactory {
                 upstream, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast, oneCall: settings.oneCall)
         case .metNorway:
             return METNorwayProvider(upstream, forecast: config.forecast, logger: logger)
+        case .darkSky:
+            // Config validation guarantees the key.
+            return DarkSkyProvider(upstream, apiKey: settings.apiKey ?? Secret(""), forecast: config.forecast)
         }
     }
 }

@@ -29,6 +29,8 @@ enum WeatherAPI {
         case reason
         /// `{"cod": 429, "message": "…"}` (OpenWeatherMap; `cod` is a number or a string).
         case message
+        /// `{"detail": "…"}` (FastAPI, behind Pirate Weather's gateway).
+        case detail
     }
 
     /// A non-200 answer as the error its places report: `<source>: HTTP <status>`, then
@@ -79,12 +81,14 @@ enum WeatherAPI {
 
     private struct ReasonBody: Decodable { let reason: String? }
     private struct MessageBody: Decodable { let message: String? }
+    private struct DetailBody: Decodable { let detail: String? }
 
     private static func explanation(in body: [UInt8], field: ErrorBodyField) -> String? {
         let decoder = JSONDecoder()
         switch field {
         case .reason: return (try? decoder.decode(ReasonBody.self, from: Data(body)))?.reason
         case .message: return (try? decoder.decode(MessageBody.self, from: Data(body)))?.message
+        case .detail: return (try? decoder.decode(DetailBody.self, from: Data(body)))?.detail
         }
     }
 

@@ -18,12 +18,13 @@ public enum CallCost {
 
     /// What one place costs per refresh with `config`'s provider: Open-Meteo's weight; one call
     /// per endpoint for OpenWeatherMap (current weather and forecast with 2.5, one with One Call
-    /// 3.0); one request for MET Norway (an upper bound: it is not asked again before `Expires`).
+    /// 3.0); one request for MET Norway (an upper bound: it is not asked again before `Expires`)
+    /// and for Dark Sky.
     public static func perPlace(_ config: Config) -> Double {
         switch config.provider.name {
         case .openMeteo: return openMeteo(config.forecast)
         case .openWeatherMap: return config.provider.oneCall ? 1 : 2
-        case .metNorway: return 1
+        case .metNorway, .darkSky: return 1
         }
     }
 }

@@ -36,7 +36,8 @@ public struct Quota: Sendable, Equatable {
     /// key (Open-Meteo's `customer-` hosts, or any key on its free host, which is redirected
     /// there), a self-hosted URL and MET Norway (no quota; its 20 requests a second are kept by
     /// the provider). OpenWeatherMap cannot tell a free key from a paid one: its public host
-    /// gets the free plan, and a paid plan states its own `provider.quota`.
+    /// gets the free plan, and a paid plan states its own `provider.quota`; so does Pirate
+    /// Weather (Dark Sky), whose free plan allows 10,000 calls a month per key.
     public static func freeTier(_ provider: ProviderSettings) -> Quota {
         switch provider.name {
         case .openMeteo where provider.isPublicHost && provider.apiKey == nil:
@@ -45,6 +46,8 @@ public struct Quota: Sendable, Equatable {
             // One Call 3.0's "One Call by Call" subscription: 1,000 calls a day free.
             return provider.oneCall
                 ? Quota(limits: [.day: 1_000]) : Quota(limits: [.minute: 60, .month: 1_000_000])
+        case .darkSky where provider.isPublicHost:
+            return Quota(limits: [.month: 10_000])
         default:
             return .unlimited
         }

@@ -2,7 +2,8 @@
 
 Control endpoints (JSON bodies; never counted as weather requests):
     POST /-/reset     clear overrides, fault and request log; latency back to --latency-ms;
-                      OWM key back to --owm-key and OWM timezone to the fixture's; /-/met
+                      OWM key back to --owm-key and OWM timezone to the fixture's; the Dark Sky
+                      key back to --dark-sky-key, its remaining calls and alerts to the defaults; /-/met
                       settings back to the defaults; geocoding places back to the fixture's
     POST /-/latency   {"ms": 100}  sleep before every weather answer
     POST /-/override  Overrides accumulate until /-/reset. "provider" picks the API:
@@ -32,6 +33,12 @@ Control endpoints (JSON bodies; never counted as weather requests):
                       are skipped. Derived values are not recomputed (overriding next_1_hours
                       leaves next_6_hours as it was).
     POST /-/fault     see faults.py: {"mode": M, ...options, "path": P, "count": n}
+      "dark-sky":     {"provider": "dark-sky", "currently": {"temperature": -3.0},
+                       "hourly": {"precipIntensity": [0.5, 1.2]}, "daily": {"uvIndex": 9}}
+                      see dark_sky.py.
+    POST /-/dark-sky  {"key": "KEY", "remaining": 0, "alerts": [...]}  any of them: the accepted
+                      key (in the path), the RateLimit-Remaining sent (0: every request gets the
+                      monthly quota's 429), the alerts served (null: the fixture's); see dark_sky.py
     POST /-/owm       {"key": "KEY", "timezone": -18000}  either or both: the accepted appid,
                       and the offset in seconds for /weather "timezone" and /forecast
                       "city.timezone" (null = the fixture's 7200)
@@ -59,6 +66,7 @@ import collections
 import threading
 
 from .faults import OK_FAULT, fault_applies, parse_fault
+from .dark_sky import DARK_SKY_SECTIONS, DEFAULT_DARK_SKY_KEY, DEFAULT_REMAINING, parse_dark_sky
 from .geocoding import parse_geocoding
 from .met_norway import MET_DEFAULT_EXPIRES_IN, MET_DEFAULT_LAST_MODIFIED, MET_SECTIONS, parse_met
 from .open_meteo import SECTIONS
@@ -66,7 +74,7 @@ from .openweathermap import DEFAULT_OWM_KEY, parse_owm
 from .protocol import number
 
 MAX_LOGGED_REQUESTS = 10_000
-PROVIDERS = ("open-meteo", "openweathermap", "met-norway")
+PROVIDERS = ("open-meteo", "openweathermap", "met-norway", "dark-sky")
 
 
 def parse_latency(body):
@@ -83,6 +91,8 @@ def parse_override(body):
         return provider, parse_sections(body, ("current", "forecast"), dotted=True)
     if provider == "met-norway":
         return provider, parse_sections(body, MET_SECTIONS, dotted=False)
+    if provider == "dark-sky":
+        return provider, parse_sections(body, DARK_SKY_SECTIONS, dotted=False)
     unknown = set(body) - {"place", *SECTIONS}
     if unknown:
         raise ValueError(f"unknown override keys {sorted(unknown)}; allowed: place, current, hourly, daily")
@@ -123,10 +133,11 @@ class Job:
 class State:
     """Overrides, fault, latency, provider settings and the request log; every access holds `lock`."""
 
-    def __init__(self, latency_ms, owm_key=DEFAULT_OWM_KEY, places=()):
+    def __init__(self, latency_ms, owm_key=DEFAULT_OWM_KEY, places=(), dark_sky_key=DEFAULT_DARK_SKY_KEY):
         self.lock = threading.Lock()
         self.default_latency_ms = latency_ms
         self.default_owm_key = owm_key
+        self.default_dark_sky_key = dark_sky_key
         self.default_places = tuple(places)
         self.in_flight = 0
         self.reset({})
@@ -143,6 +154,8 @@ class State:
                 "owm_key": self.default_owm_key, "owm_timezone": None, "owm_overrides": (),
                 "met_last_modified": MET_DEFAULT_LAST_MODIFIED, "met_expires_in": MET_DEFAULT_EXPIRES_IN,
                 "met_status": 200, "met_overrides": (), "places": self.default_places,
+                "dark_sky_key": self.default_dark_sky_key, "dark_sky_remaining": DEFAULT_REMAINING,
+                "dark_sky_alerts": None, "dark_sky_overrides": (),
             }
         return {"ok": True}
 
@@ -158,7 +171,7 @@ class State:
             if provider == "open-meteo":
                 self.overrides += (override,)
                 return {"ok": True, "overrides": len(self.overrides)}
-            key = "owm_overrides" if provider == "openweathermap" else "met_overrides"
+            key = {"openweathermap": "owm_overrides", "met-norway": "met_overrides"}.get(provider, "dark_sky_overrides")
             self.settings = {**self.settings, key: self.settings[key] + (override,)}
             return {"ok": True, "provider": provider, "overrides": len(self.settings[key])}
 
@@ -181,6 +194,11 @@ class State:
         settings = self.change_settings(parse_met(body))
         return {"ok": True, "last_modified": settings["met_last_modified"],
                 "expires_in": settings["met_expires_in"], "status": settings["met_status"]}
+
+    def set_dark_sky(self, body):
+        settings = self.change_settings(parse_dark_sky(body))
+        return {"ok": True, "key": settings["dark_sky_key"], "remaining": settings["dark_sky_remaining"],
+                "alerts": settings["dark_sky_alerts"]}
 
     def set_geocoding(self, body):
         settings = self.change_settings({"places": parse_geocoding(body, self.default_places)})
@@ -219,5 +237,6 @@ CONTROL_POSTS = {
     "/-/fault": State.set_fault,
     "/-/owm": State.set_owm,
     "/-/met": State.set_met,
+    "/-/dark-sky": State.set_dark_sky,
     "/-/geocoding": State.set_geocoding,
 }

@@ -13,7 +13,8 @@
                          body: 503 an nginx HTML page everywhere; otherwise Open-Meteo paths
                          the API's error JSON, OpenWeatherMap its {"cod":..,"message":..}
                          (401 the fixture, 404 "city not found", 429 the quota text),
-                         MET Norway a short HTML page
+                         MET Norway a short HTML page, Dark Sky (/forecast/) the gateway's
+                         {"message":..} (401 the fixture, 429 "API rate limit exceeded")
         malformed_json   200 with the first half of the real JSON
         truncated        200 announcing the full Content-Length, half the body, then close
         empty            200 with an empty body
@@ -33,6 +34,7 @@
 import json
 from http.server import BaseHTTPRequestHandler
 
+from .dark_sky import DARK_SKY_PREFIX, dark_sky_status_body
 from .met_norway import met_page
 from .open_meteo import FORECAST_PATH, SECTIONS
 from .openweathermap import owm_status_body
@@ -133,7 +135,11 @@ def status_fault_body(fault):
 
 def provider_status_fault_body(fault, path, fixtures):
     """(content type, bytes) for the `status` fault mode on any weather path."""
-    if fault.get("body") is not None or fault["status"] == 503 or not path.startswith(("/data/", "/weatherapi/")):
+    if fault.get("body") is not None or fault["status"] == 503:
+        return status_fault_body(fault)
+    if path.startswith(DARK_SKY_PREFIX):
+        return JSON_TYPE, dark_sky_status_body(fault["status"], fixtures)
+    if not path.startswith(("/data/", "/weatherapi/")):
         return status_fault_body(fault)
     if path.startswith("/data/"):
         return JSON_TYPE, owm_status_body(fault["status"], fixtures)

@@ -16,6 +16,8 @@ OTHER_FIXTURES = {
     "owm_401": "openweathermap-error-401.json",
     "owm_onecall": "openweathermap-onecall.json",
     "met": "met-no-compact.json",
+    "dark_sky": "pirateweather-forecast.json",
+    "dark_sky_401": "pirateweather-error-401.json",
     "geocoding": "open-meteo-geocoding.json",
     "geocoding_empty": "open-meteo-geocoding-empty.json",
 }
@@ -60,10 +62,12 @@ class Fixtures:
                 sys.exit(f"fake_weather: {name} must hold a JSON object")
             setattr(self, attribute, value)
         self.owm_401_bytes = read_fixture(directory, OTHER_FIXTURES["owm_401"]).strip()
+        self.dark_sky_401_bytes = read_fixture(directory, OTHER_FIXTURES["dark_sky_401"]).strip()
         try:
             self.owm_list = owm_forecast_list(self.owm_forecast)
             self.met_document = copy.deepcopy(self.met)
             self.met_document["properties"]["timeseries"] = met_timeseries()
             self.met["geometry"]["coordinates"][2]
+            self.dark_sky["flags"]["units"]
         except (KeyError, IndexError, TypeError) as error:
             sys.exit(f"fake_weather: a provider fixture lacks what the fake needs: {error!r}")

@@ -12,10 +12,11 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from . import geocoding, met_norway, open_meteo, openweathermap
+from . import dark_sky, geocoding, met_norway, open_meteo, openweathermap
 from .control import CONTROL_POSTS, State
 from .faults import CAPTIVE_PORTAL_PAGE, provider_status_fault_body
 from .fixtures import DEFAULT_FIXTURES, Fixtures, load_templates
+from .dark_sky import DEFAULT_DARK_SKY_KEY
 from .openweathermap import DEFAULT_OWM_KEY
 from .protocol import HTML_TYPE, JSON_TYPE, TEXT_TYPE, dumps
 
@@ -30,6 +31,15 @@ class WeatherRequest:
 
 
 WEATHER_ENDPOINTS = {**open_meteo.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES}
+# APIs that carry a parameter in the path (Dark Sky's key and place): every path under the prefix.
+WEATHER_PREFIXES = {**dark_sky.PREFIX_ROUTES}
+
+
+def weather_endpoint(path):
+    """The endpoint serving `path`, or None."""
+    if path in WEATHER_ENDPOINTS:
+        return WEATHER_ENDPOINTS[path]
+    return next((endpoint for prefix, endpoint in WEATHER_PREFIXES.items() if path.startswith(prefix)), None)
 
 
 def accepts_gzip(header):
@@ -53,8 +63,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
-        if url.path in WEATHER_ENDPOINTS:
-            self.serve_weather(url, WEATHER_ENDPOINTS[url.path])
+        endpoint = weather_endpoint(url.path)
+        if endpoint is not None:
+            self.serve_weather(url, endpoint)
         elif url.path == "/-/requests":
             self.send_json(200, self.server.state.report())
         elif url.path in CONTROL_POSTS:
@@ -225,12 +236,13 @@ class FakeServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024
 
-    def __init__(self, address, fixtures, latency_ms, quiet, owm_key=DEFAULT_OWM_KEY):
+    def __init__(self, address, fixtures, latency_ms, quiet, owm_key=DEFAULT_OWM_KEY,
+                 dark_sky_key=DEFAULT_DARK_SKY_KEY):
         if isinstance(fixtures, list):  # the Open-Meteo templates alone, as before
             fixtures = Fixtures(fixtures, DEFAULT_FIXTURES)
         self.fixtures = fixtures
         self.templates = fixtures.templates
-        self.state = State(latency_ms, owm_key, fixtures.geocoding.get("results", []))
+        self.state = State(latency_ms, owm_key, fixtures.geocoding.get("results", []), dark_sky_key)
         self.quiet = quiet
         super().__init__(address, Handler)
 
@@ -246,13 +258,15 @@ class FakeServer(ThreadingHTTPServer):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(description="Fake weather APIs: Open-Meteo, OpenWeatherMap, MET Norway "
+    parser = argparse.ArgumentParser(description="Fake weather APIs: Open-Meteo, OpenWeatherMap, MET Norway, Dark Sky "
                                                  "(see the module docstring).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
     parser.add_argument("--owm-key", default=DEFAULT_OWM_KEY, help="the OpenWeatherMap appid the fake accepts")
+    parser.add_argument("--dark-sky-key", default=DEFAULT_DARK_SKY_KEY,
+                        help="the Dark Sky key (in the request path) the fake accepts")
     parser.add_argument("--quiet", action="store_true", help="no per-request log lines")
     return parser.parse_args(argv)
 
@@ -262,7 +276,7 @@ def main(argv=None):
     fixtures = Fixtures(load_templates(arguments.fixtures), arguments.fixtures)
     try:
         server = FakeServer((arguments.host, arguments.port), fixtures, arguments.latency_ms, arguments.quiet,
-                            arguments.owm_key)
+                            arguments.owm_key, arguments.dark_sky_key)
     except OSError as error:
         sys.exit(f"fake_weather: cannot listen on {arguments.host}:{arguments.port}: {error}")
 

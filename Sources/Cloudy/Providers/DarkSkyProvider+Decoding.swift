@@ -1,0 +1,237 @@
+import Foundation
+
+/// Dark Sky answers (`units=si`) read into a snapshot: `currently` is the current conditions,
+/// `hourly` the hourly steps (hour 1 the next whole hour), `daily` the days (day 0 today in the
+/// answer's zone), `alerts` the warnings. Missing values are -999 in this API, never null: they
+/// are no value too.
+extension DarkSkyProvider {
+    public static func decode(
+        _ body: [UInt8], place: Place, settings: ForecastSettings
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
+        WeatherAPI.decode(DarkSkyAnswer.self, from: body, as: "dark-sky: answer").flatMap {
+            $0.snapshot(place: place, settings: settings)
+        }
+    }
+}
+
+struct DarkSkyAnswer: Decodable {
+    struct Block: Decodable { let data: [DarkSkyPoint]? }
+    let latitude, longitude: Double?
+    let timezone: String?
+    /// Hours east of UTC, a fraction for some zones.
+    let offset: Double?
+    let currently: DarkSkyPoint?
+    let hourly: Block?
+    let daily: Block?
+    let alerts: [DarkSkyAlert]?
+    /// What a gateway error carries; Pirate Weather once answered such errors with a 200.
+    let message, detail: String?
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, timezone, offset, currently, hourly, daily, alerts, message, detail
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        latitude = try? container.decodeIfPresent(Double.self, forKey: .latitude)
+        longitude = try? container.decodeIfPresent(Double.self, forKey: .longitude)
+        timezone = try? container.decodeIfPresent(String.self, forKey: .timezone)
+        offset = try? container.decodeIfPresent(Double.self, forKey: .offset)
+        currently = try container.decodeIfPresent(DarkSkyPoint.self, forKey: .currently)
+        hourly = try container.decodeIfPresent(Block.self, forKey: .hourly)
+        daily = try container.decodeIfPresent(Block.self, forKey: .daily)
+        alerts = try? container.decodeIfPresent([DarkSkyAlert].self, forKey: .alerts)
+        message = try? container.decodeIfPresent(String.self, forKey: .message)
+        detail = try? container.decodeIfPresent(String.self, forKey: .detail)
+    }
+
+    /// The snapshot of this answer, or which section it lacks (a current section without a
+    /// time counts as lacking; an error body answered with 200 is that error).
+    func snapshot(place: Place, settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
+        if currently == nil, let text = message ?? detail {
+            return .failure(WeatherFetchError("dark-sky: the answer is an error: \(text.prefix(200))"))
+        }
+        let observed = currently.flatMap { point in point.time.map { (point, $0) } }
+        let sections = WeatherAPI.requireSections(
+            of: "dark-sky: answer", current: observed, hourly: hourly?.data != nil, daily: daily?.data != nil,
+            settings: settings)
+        return sections.map { current, now in
+            let offset = WeatherAPI.plausibleOffset(self.offset.flatMap { ForecastTime.wholeNumber($0 * 3600) })
+            let days = dailySteps(now: now, offset: offset, days: settings.days)
+            var snapshot = WeatherSnapshot(
+                current: current.conditions(observedAt: now, today: days.first { $0.daysAhead == 0 }),
+                timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
+                latitude: latitude, longitude: longitude,
+                warnings: DarkSkyAlert.warnings(alerts ?? []))
+            snapshot.hourly = hourlySteps(now: now, hours: settings.hours)
+            snapshot.daily = days
+            return snapshot
+        }
+    }
+
+    /// Hours 1…`hours` ahead of `now`. Dark Sky's precipitation intensity is the hour's rate
+    /// from its step onwards; Cloudy's hourly amount looks back over the hour before, so hour h
+    /// takes the intensity of the step an hour earlier (absent when the answer has none).
+    func hourlySteps(now: Double, hours: Int) -> [HourlyForecast] {
+        let points = (hourly?.data ?? []).filter { $0.time != nil }
+        var intensityBefore: [Double: Double] = [:]
+        for point in points {
+            if let time = point.time, let intensity = point.precipIntensity { intensityBefore[time + 3600] = intensity }
+        }
+        return points.compactMap { point in
+            guard let time = point.time, let ahead = ForecastTime.hoursAhead(time, now: now), ahead >= 1,
+                ahead <= hours
+            else { return nil }
+            return HourlyForecast(
+                hoursAhead: ahead, time: time, temperatureCelsius: point.temperature,
+                precipitationProbabilityRatio: point.precipProbability,
+                precipitationMeters: intensityBefore[time].map { $0 / 1000 },
+                windSpeedMetersPerSecond: point.windSpeed, conditionCode: point.conditionCode)
+        }
+    }
+
+    /// Days 0…`days` − 1. Each day is stamped at its local midnight, which can sit an hour off
+    /// `offset` across a daylight-saving change: its local noon gives the day safely.
+    func dailySteps(now: Double, offset: Int, days: Int) -> [DailyForecast] {
+        guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
+        return (daily?.data ?? []).compactMap { point in
+            guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset),
+                date - today >= 0, date - today < days
+            else { return nil }
+            // The day's mean intensity (mm/h of liquid water) over its 24 hours; Dark Sky's
+            // `precipAccumulation` is snowfall depth, not water.
+            return DailyForecast(
+                daysAhead: date - today, date: time,
+                temperatureMaxCelsius: point.temperatureMax, temperatureMinCelsius: point.temperatureMin,
+                precipitationSumMeters: point.precipIntensity.map { $0 * 24 / 1000 },
+                precipitationProbabilityRatio: point.precipProbability,
+                uvIndexMax: point.uvIndex, conditionCode: point.conditionCode,
+                sunrise: point.sunriseTime, sunset: point.sunsetTime)
+        }
+    }
+}
+
+/// One data point of `currently`, `hourly` or `daily`, read leniently: a field that is absent,
+/// null, -999 (Dark Sky's "no value") or not a number is nil, and the rest of the point stays.
+struct DarkSkyPoint: Decodable {
+    let time, temperature, apparentTemperature, dewPoint, humidity, pressure: Double?
+    let windSpeed, windGust, windBearing, cloudCover, uvIndex, visibility: Double?
+    let precipIntensity, precipProbability, temperatureMin, temperatureMax, sunriseTime, sunsetTime: Double?
+    let icon, summary: String?
+
+    enum CodingKeys: String, CodingKey {
+        case time, temperature, apparentTemperature, dewPoint, humidity, pressure
+        case windSpeed, windGust, windBearing, cloudCover, uvIndex, visibility
+        case precipIntensity, precipProbability, temperatureMin, temperatureMax, sunriseTime, sunsetTime
+        case icon, summary
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func number(_ key: CodingKeys) -> Double? {
+            guard let value = try? container.decodeIfPresent(Double.self, forKey: key), value.isFinite,
+                value != -999
+            else { return nil }
+            return value
+        }
+        time = number(.time)
+        temperature = number(.temperature)
+        apparentTemperature = number(.apparentTemperature)
+        dewPoint = number(.dewPoint)
+        humidity = number(.humidity)
+        pressure = number(.pressure)
+        windSpeed = number(.windSpeed)
+        windGust = number(.windGust)
+        windBearing = number(.windBearing)
+        cloudCover = number(.cloudCover)
+        uvIndex = number(.uvIndex)
+        visibility = number(.visibility)
+        precipIntensity = number(.precipIntensity)
+        precipProbability = number(.precipProbability)
+        temperatureMin = number(.temperatureMin)
+        temperatureMax = number(.temperatureMax)
+        sunriseTime = number(.sunriseTime)
+        sunsetTime = number(.sunsetTime)
+        icon = try? container.decodeIfPresent(String.self, forKey: .icon)
+        summary = try? container.decodeIfPresent(String.self, forKey: .summary)
+    }
+
+    /// The point's `icon` and `summary` as a WMO code.
+    var conditionCode: Int? { icon.flatMap { ConditionMapping.wmo(darkSkyIcon: $0, summary: summary) } }
+
+    /// The current conditions in base units: hPa → Pa, km → m, the hour's precipitation at the
+    /// current intensity (mm/h) in metres. Day or night from the icon, else from today's sun.
+    func conditions(observedAt now: Double, today: DailyForecast?) -> CurrentConditions {
+        var isDay = icon.flatMap(ConditionMapping.isDay(darkSkyIcon:))
+        if isDay == nil, let sunrise = today?.sunrise, let sunset = today?.sunset {
+            isDay = now >= sunrise && now < sunset
+        }
+        return CurrentConditions(
+            observedAt: now,
+            temperatureCelsius: temperature,
+            apparentTemperatureCelsius: apparentTemperature,
+            dewPointCelsius: dewPoint,
+            relativeHumidityRatio: humidity,
+            windSpeedMetersPerSecond: windSpeed,
+            windGustMetersPerSecond: windGust,
+            windDirectionDegrees: windBearing,
+            pressureMslPascals: pressure.map { $0 * 100 },
+            cloudCoverRatio: cloudCover,
+            precipitationMeters: precipIntensity.map { $0 / 1000 },
+            uvIndex: uvIndex,
+            visibilityMeters: visibility.map { $0 * 1000 },
+            isDay: isDay,
+            conditionCode: conditionCode
+        )
+    }
+}
+
+/// One entry of `alerts`: US alerts from the NWS, others from WMO feeds. Read leniently, like the
+/// data points: a damaged alert keeps the weather.
+struct DarkSkyAlert: Decodable {
+    let title, severity, description, uri: String?
+    let time, expires: Double?
+
+    enum CodingKeys: String, CodingKey { case title, severity, description, uri, time, expires }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try? container.decodeIfPresent(String.self, forKey: .title)
+        severity = try? container.decodeIfPresent(String.self, forKey: .severity)
+        description = try? container.decodeIfPresent(String.self, forKey: .description)
+        uri = try? container.decodeIfPresent(String.self, forKey: .uri)
+        // -999 (or any time before 1970) is no time: an `expires` without one is open-ended.
+        time = (try? container.decodeIfPresent(Double.self, forKey: .time)).flatMap { $0 > 0 ? $0 : nil }
+        expires = (try? container.decodeIfPresent(Double.self, forKey: .expires)).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Pirate Weather sends CAP's words (`Moderate`); the original Dark Sky sent `advisory`,
+    /// `watch` and `warning`, read as minor, moderate and severe (an advisory is for nuisance
+    /// weather, a watch says a hazard may come, a warning that it is coming or under way).
+    static func severity(_ word: String?) -> WarningSeverity {
+        switch word?.lowercased() {
+        case "advisory": return .minor
+        case "watch": return .moderate
+        case "warning": return .severe
+        default: return WarningSeverity(cap: word ?? "")
+        }
+    }
+
+    /// The answer's alerts as warnings, each once (duplicates have been seen). The id is the
+    /// alert's `uri` unless another alert shares it (the US ones link the place's forecast
+    /// page, not the alert), else its title and start.
+    static func warnings(_ alerts: [DarkSkyAlert]) -> [WeatherWarning] {
+        let usable = alerts.filter { $0.title?.isEmpty == false }
+        let uriCounts = Dictionary(usable.compactMap(\.uri).map { ($0, 1) }, uniquingKeysWith: +)
+        var seen = Set<String>()
+        return usable.compactMap { alert in
+            let title = alert.title ?? ""
+            let start = alert.time.flatMap(ForecastTime.wholeNumber).map { String($0) } ?? "-"
+            let id = alert.uri.flatMap { !$0.isEmpty && uriCounts[$0] == 1 ? $0 : nil } ?? "\(title)@\(start)"
+            guard seen.insert(id).inserted else { return nil }
+            return WeatherWarning(
+                id: id, source: ProviderName.darkSky.rawValue, event: title, severity: severity(alert.severity),
+                headline: title, description: alert.description ?? "", onset: alert.time, expires: alert.expires)
+        }
+    }
+}
