@@ -22,8 +22,18 @@ public struct Upstream: Sendable {
 
 /// A provider's `Upstream`, with the name its exchanges are counted under.
 struct UpstreamEndpoint: Sendable {
-    let provider: ProviderName
+    /// The weather provider's name, or an air-quality source's (`open-meteo-air-quality`, …).
+    let name: String
     let upstream: Upstream
+
+    init(provider: ProviderName, upstream: Upstream) {
+        self.init(name: provider.rawValue, upstream: upstream)
+    }
+
+    init(name: String, upstream: Upstream) {
+        self.name = name
+        self.upstream = upstream
+    }
 
     var baseURL: String { upstream.baseURL }
     var client: CurlHTTPClient { upstream.client }
@@ -38,12 +48,12 @@ struct UpstreamEndpoint: Sendable {
     /// One exchange, counted with its HTTP status or, when there was no answer, its error kind,
     /// and as one call against the provider's quota when it may have reached the provider.
     func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, WeatherFetchError> {
-        client.fetch(request, countedAs: provider.rawValue, by: recorder, calls: 1)
+        client.fetch(request, countedAs: name, by: recorder, calls: 1)
     }
 
     /// Counts `calls` against the provider's quota unless the exchange never reached it.
     func recordCalls(_ calls: Double, for outcome: Result<HTTPResponse, HTTPClientError>) {
         if case .failure(let error) = outcome, !error.kind.mayHaveReachedProvider { return }
-        recorder.recordCalls(provider: provider.rawValue, calls: calls)
+        recorder.recordCalls(provider: name, calls: calls)
     }
 }
