@@ -13,6 +13,8 @@ public struct Config: Sendable, Equatable {
     /// `provider.quota`: the quota stated in the config, if any, and whether shards share it.
     /// Kept apart from `provider` so that changing it on reload keeps the provider's caches.
     public var quota = QuotaSettings()
+    /// `air_quality:`; nil when the config has none (nothing asked, no air-quality family).
+    public var airQuality: AirQualitySettings?
 
     public init(
         provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
