@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Local fake of the weather APIs Cloudy talks to, for its tests and benchmarks: the Open-Meteo
-forecast and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour forecast) and
-One Call 3.0, and MET Norway Locationforecast 2.0 compact, all on one port.
+forecast, air-quality and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour
+forecast, air pollution) and One Call 3.0, and MET Norway Locationforecast 2.0 compact, all on
+one port.
 
 Usage:
     python3 Tests/Fakes/fake_weather.py [--host 127.0.0.1] [--port 0] [--latency-ms 0]
@@ -10,7 +11,8 @@ Usage:
     --fixtures  directory holding open-meteo-forecast-multi.json and the fixtures of the other
                 providers (openweathermap-current.json, openweathermap-forecast.json,
                 openweathermap-error-401.json, openweathermap-onecall.json, met-no-compact.json,
-                open-meteo-geocoding.json, open-meteo-geocoding-empty.json); default:
+                open-meteo-geocoding.json, open-meteo-geocoding-empty.json,
+                open-meteo-air-quality.json, openweathermap-air-pollution.json); default:
                 ../CloudyTests/Fixtures next to this script. A file DIR lacks is read from that
                 default directory.
     --owm-key   the OpenWeatherMap key (appid) the fake accepts (default test-owm-key)
@@ -27,8 +29,10 @@ is subject to /-/fault. Bodies are gzipped when Accept-Encoding allows it. Other
 The reference is in the docstrings of the package weather_apis/ beside this file, one module
 per API:
     open_meteo.py      GET /v1/forecast
+    air_quality.py     GET /v1/air-quality
     geocoding.py       GET /v1/search
-    openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall
+    openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall,
+                       GET /data/2.5/air_pollution
     met_norway.py      GET /weatherapi/locationforecast/2.0/compact
     control.py         the control API under /-/ (reset, latency, override, owm, met,
                        geocoding, requests)

@@ -12,7 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from . import geocoding, met_norway, open_meteo, openweathermap
+from . import air_quality, geocoding, met_norway, open_meteo, openweathermap
 from .control import CONTROL_POSTS, State
 from .faults import CAPTIVE_PORTAL_PAGE, provider_status_fault_body
 from .fixtures import DEFAULT_FIXTURES, Fixtures, load_templates
@@ -29,7 +29,9 @@ class WeatherRequest:
         self.path, self.query, self.headers, self.job = path, query, headers, job
 
 
-WEATHER_ENDPOINTS = {**open_meteo.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES}
+WEATHER_ENDPOINTS = {
+    **open_meteo.ROUTES, **air_quality.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES,
+}
 
 
 def accepts_gzip(header):
