@@ -82,6 +82,9 @@ enum PageTemplates {
         <div><dt>Observed</dt><dd class="observed">{{observedAt}}</dd></div>
         </dl>
         {{/weather}}
+        {{#airQuality}}
+        <p class="air">Air <span class="aqi {{bandClass}}">{{value}}</span> {{band}}</p>
+        {{/airQuality}}
         </li>
         {{/places}}
         </ul>
@@ -152,6 +155,27 @@ enum PageTemplates {
         </tbody></table></div>
         </section>
         {{/week}}
+        {{#airQuality}}
+        <section class="air-quality" aria-labelledby="air">
+        <h2 id="air">Air quality</h2>
+        <dl class="readings">
+        {{#indices}}
+        <div><dt>{{scale}}</dt><dd><span class="aqi {{bandClass}}">{{value}}</span> {{band}}</dd></div>
+        {{/indices}}
+        {{#pollutants}}
+        <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
+        {{/pollutants}}
+        </dl>
+        {{#pollen}}
+        <h3>Pollen</h3>
+        <dl class="readings">
+        {{#plants}}
+        <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
+        {{/plants}}
+        </dl>
+        {{/pollen}}
+        </section>
+        {{/airQuality}}
         </main>
         </body>
         </html>

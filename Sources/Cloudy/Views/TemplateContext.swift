@@ -44,6 +44,7 @@ extension HTMLPages.LandingContent: TemplateContext {
 extension HTMLPages.PlaceContent: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "title": \.title, "masthead": \.masthead, "status": \.status, "day": \.day, "hours": \.hours, "week": \.week,
+        "airQuality": \.airQuality,
     ]
 }
 
@@ -54,6 +55,7 @@ extension HTMLPages.HourTable: TemplateContext {
 extension StatusViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "name": \.name, "link": \.link, "state": \.state.rawValue, "stateDetail": \.stateDetail, "weather": \.weather,
+        "airQuality": \.airQuality,
     ]
 }
 
@@ -92,4 +94,24 @@ extension WeekViewModel.Day: TemplateContext {
         "precipitation": \.precipitation, "precipitationProbability": \.precipitationProbability, "wind": \.wind,
         "gusts": \.gusts, "uvIndex": \.uvIndex, "sunrise": \.sunrise, "sunset": \.sunset,
     ]
+}
+
+extension AirQualityViewModel: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "indices": \.indices, "pollutants": \.pollutants, "pollen": \.pollen,
+    ]
+}
+
+extension AirQualityViewModel.Index: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "scale": \.scale, "value": \.value, "band": \.band, "bandClass": \.bandClass,
+    ]
+}
+
+extension AirQualityViewModel.Pollen: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["plants": \.plants]
+}
+
+extension AirQualityViewModel.Reading: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["label": \.label, "value": \.value]
 }
