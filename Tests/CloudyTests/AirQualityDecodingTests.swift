@@ -128,6 +128,12 @@ final class AirQualityDecodingTests: XCTestCase {
         XCTAssertFalse(withoutPollen.url(for: [berlin]).contains("pollen"))
         XCTAssertEqual(withoutPollen.callsPerPlace, 1.0, "10 variables are one call")
         XCTAssertEqual(OpenWeatherMapAirPollution(upstream, key: Secret("k")).callsPerPlace, 1)
+        var config = Config(forecast: ForecastSettings(days: 7, hours: 24), places: [berlin])
+        XCTAssertEqual(CallCost.airQualityPerPlace(config), 0, "off without air_quality:")
+        config.airQuality = AirQualitySettings()
+        XCTAssertEqual(CallCost.airQualityPerPlace(config), 1.6, accuracy: 1e-12)
+        config.airQuality = AirQualitySettings(source: .openWeatherMap)
+        XCTAssertEqual(CallCost.airQualityPerPlace(config), 1)
         let settings = AirQualitySettings(source: .openWeatherMap)
         XCTAssertEqual(
             settings.makeSource(upstream, forecast: ForecastSettings(), apiKey: Secret("k")).name, .openWeatherMap)

@@ -22,16 +22,16 @@ public final class OpenMeteoAirQuality: AirQualitySource {
     static let hourlyIndexVariables = ["european_aqi", "us_aqi"]
     static let pollenVariables = Plant.allCases.map { $0.rawValue + "_pollen" }
 
-    var hourlyVariables: [String] { Self.hourlyIndexVariables + (pollen ? Self.pollenVariables : []) }
+    static func hourlyVariables(pollen: Bool) -> [String] { hourlyIndexVariables + (pollen ? pollenVariables : []) }
 
     /// `forecast_days` (the API takes 0…7): the days of `forecast` and the days its hours reach
     /// into, as the forecast asks (`OpenMeteoProvider.forecastDays`), at most the API's 7.
-    var forecastDays: Int { min(7, OpenMeteoProvider.forecastDays(for: forecast)) }
-
-    /// Open-Meteo's weight of one place: the current and hourly variables over `forecastDays`.
-    public var callsPerPlace: Double {
-        CallCost.openMeteo(variables: Self.currentVariables.count + hourlyVariables.count, days: forecastDays)
+    static func forecastDays(for forecast: ForecastSettings) -> Int {
+        min(7, OpenMeteoProvider.forecastDays(for: forecast))
     }
+
+    /// Open-Meteo's weight of one place (`CallCost.openMeteoAirQuality`).
+    public var callsPerPlace: Double { CallCost.openMeteoAirQuality(forecast, pollen: pollen) }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<AirQualityReport, WeatherFetchError>] {
         let forecast = self.forecast
@@ -44,8 +44,8 @@ public final class OpenMeteoAirQuality: AirQualitySource {
     public func url(for places: [Place]) -> String {
         var query = OpenMeteoBatches.placesQuery(places)
         query.append("current=" + Self.currentVariables.joined(separator: ","))
-        query.append("hourly=" + hourlyVariables.joined(separator: ","))
-        query.append("forecast_days=\(forecastDays)")
+        query.append("hourly=" + Self.hourlyVariables(pollen: pollen).joined(separator: ","))
+        query.append("forecast_days=\(Self.forecastDays(for: forecast))")
         query.append("timeformat=unixtime")
         return batches.endpoint.baseURL + "/v1/air-quality?" + query.joined(separator: "&")
     }
