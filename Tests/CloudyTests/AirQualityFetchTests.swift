@@ -25,6 +25,15 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
         (0..<count).map { Place(name: "P\($0)", latitude: 50, longitude: -10 + Double($0) * 0.25) }
     }
 
+    /// `cloudy_exporter_upstream_requests_total{provider, code}` as the exporter's page shows it.
+    func requestsOnThePage(_ provider: String, code: String) -> Double? {
+        var page = MetricFamilies()
+        telemetry.addSamples(to: &page, refreshInterval: 600, shard: .all)
+        let text = String(buffer: RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheus)
+        return Exposition.parse(text)[
+            "cloudy_exporter_upstream_requests_total{provider=\"\(provider)\",code=\"\(code)\"}"]
+    }
+
     func airQualityRequests() throws -> [[String: Any]] {
         try fake.requests().filter { $0["path"] as? String == "/v1/air-quality" }
     }
@@ -40,8 +49,10 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
             (($0["query"] as? [String: String])?["latitude"] ?? "").split(separator: ",").count
         }
         XCTAssertEqual(latitudes, [100, 1])
-        XCTAssertEqual(telemetry.callCount(upstream: "open-meteo-air-quality"), 101 * 1.6, accuracy: 1e-9)
-        XCTAssertEqual(telemetry.callCount(provider: .openMeteo), 0, "nothing counted as the forecast's")
+        XCTAssertEqual(
+            telemetry.callCount(provider: .openMeteo), 101 * 1.6, accuracy: 1e-9,
+            "counted on Open-Meteo's quota, where the forecast's calls go")
+        XCTAssertEqual(requestsOnThePage("open-meteo-air-quality", code: "200"), 2, "requests under its own name")
         XCTAssertEqual(try outcomes[100].get().indices.european, 58)
     }
 
@@ -79,7 +90,7 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
             "open-meteo-air-quality: HTTP 429: Minutely API request limit exceeded. Please try again in one minute.")
         XCTAssertEqual(first.cause, .quota(.minute))
         XCTAssertFalse(later.wasAsked)
-        XCTAssertEqual(telemetry.callCount(upstream: "open-meteo-air-quality"), 1, "an error answer is one call")
+        XCTAssertEqual(telemetry.callCount(provider: .openMeteo), 1, "an error answer is one call")
     }
 
     func testServerErrorsAndBrokenAnswersFailEveryPlaceOfTheBatch() throws {
@@ -106,7 +117,7 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
         let requests = try fake.requests().filter { $0["path"] as? String == "/data/2.5/air_pollution" }
         XCTAssertEqual(requests.count, 5)
         XCTAssertEqual(Set(requests.compactMap { ($0["query"] as? [String: String])?["lon"] }).count, 5)
-        XCTAssertEqual(telemetry.callCount(upstream: "openweathermap-air-pollution"), 5)
+        XCTAssertEqual(telemetry.callCount(provider: .openWeatherMap), 5, "on the key's quota")
 
         let wrong = OpenWeatherMapAirPollution(upstream, key: Secret("wrong-key-123"))
         let refused = wrong.fetch(places(1), logger: logger)[0]

@@ -1,10 +1,14 @@
 import Logging
 
-/// An air-quality API, shaped like `WeatherProvider`: one outcome per place, in the order of
-/// `places`, blocking the calling (Dispatch) thread, never more requests at once than the API
-/// tolerates.
+/// An air-quality API, shaped like `WeatherProvider` and the scheduler's `FeedSource` (with
+/// `Report == AirQualityReport`): one outcome per place, in the order of `places`, blocking the
+/// calling (Dispatch) thread, never more requests at once than the API tolerates.
 public protocol AirQualitySource: Sendable {
     var name: AirQualitySourceName { get }
+    /// Names the source's requests in the log and in `cloudy_exporter_upstream_requests_total`
+    /// (`open-meteo-air-quality`, `openweathermap-air-pollution`); its calls are counted under
+    /// the provider whose quota they spend (`open-meteo`, `openweathermap`).
+    var providerLabel: String { get }
     /// What one place costs per refresh as the API's owner counts it (Open-Meteo's weight;
     /// one call for OpenWeatherMap).
     var callsPerPlace: Double { get }

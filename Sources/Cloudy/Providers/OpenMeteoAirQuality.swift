@@ -4,13 +4,14 @@ import Logging
 /// (`OpenMeteoBatches`), and counted by Open-Meteo on the same free quota.
 public final class OpenMeteoAirQuality: AirQualitySource {
     public let name = AirQualitySourceName.openMeteo
+    public var providerLabel: String { Self.sourceName }
     let batches: OpenMeteoBatches
     let forecast: ForecastSettings
     let pollen: Bool
 
     public init(_ upstream: Upstream, forecast: ForecastSettings, pollen: Bool, placesPerRequest: Int = 100) {
         batches = OpenMeteoBatches(
-            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream),
+            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: .openMeteo),
             placesPerRequest: placesPerRequest, apiKey: nil)
         self.forecast = forecast
         self.pollen = pollen

@@ -7,13 +7,15 @@ import Logging
 /// forecast endpoint holds only that index and the concentrations, so it is not asked.
 public final class OpenWeatherMapAirPollution: AirQualitySource {
     public let name = AirQualitySourceName.openWeatherMap
+    public var providerLabel: String { Self.sourceName }
     /// One request per place, as OpenWeatherMap counts it.
     public let callsPerPlace = 1.0
     let keyed: OpenWeatherMapKeyedAPI
 
     public init(_ upstream: Upstream, key: Secret) {
         keyed = OpenWeatherMapKeyedAPI(
-            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream), apiKey: key)
+            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: .openWeatherMap),
+            apiKey: key)
     }
 
     static let sourceName = "openweathermap-air-pollution"

@@ -25,19 +25,25 @@ struct UpstreamEndpoint: Sendable {
     /// The weather provider's name, or an air-quality source's (`open-meteo-air-quality`, …).
     let name: String
     let upstream: Upstream
+    /// Whose quota the calls spend, when not `name`'s own (the air-quality API's calls are
+    /// Open-Meteo's): the calls are counted under that name, so the page shows the sum.
+    let quotaOwner: String?
 
     init(provider: ProviderName, upstream: Upstream) {
         self.init(name: provider.rawValue, upstream: upstream)
     }
 
-    init(name: String, upstream: Upstream) {
+    init(name: String, upstream: Upstream, quotaOwner: ProviderName? = nil) {
         self.name = name
         self.upstream = upstream
+        self.quotaOwner = quotaOwner?.rawValue
     }
 
     var baseURL: String { upstream.baseURL }
     var client: CurlHTTPClient { upstream.client }
-    var recorder: UpstreamRecording { upstream.recorder }
+    var recorder: UpstreamRecording {
+        quotaOwner.map { CallsCountedAs(owner: $0, recorder: upstream.recorder) } ?? upstream.recorder
+    }
     var clock: ExporterClock { upstream.clock }
 
     /// A GET of `url` asking for JSON, with `headers` after the `Accept`.
@@ -56,4 +62,13 @@ struct UpstreamEndpoint: Sendable {
         if case .failure(let error) = outcome, !error.kind.mayHaveReachedProvider { return }
         recorder.recordCalls(provider: name, calls: calls)
     }
+}
+
+/// A recorder that counts exchanges under their own name and calls under the quota owner's.
+private struct CallsCountedAs: UpstreamRecording {
+    let owner: String
+    let recorder: UpstreamRecording
+
+    func recordUpstream(provider: String, code: String) { recorder.recordUpstream(provider: provider, code: code) }
+    func recordCalls(provider: String, calls: Double) { recorder.recordCalls(provider: owner, calls: calls) }
 }

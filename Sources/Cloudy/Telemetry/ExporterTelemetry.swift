@@ -38,12 +38,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     }
 
     public func callCount(provider: ProviderName) -> Double {
-        callCount(upstream: provider.rawValue)
-    }
-
-    /// The calls counted under an upstream's name (a provider's, or an air-quality source's).
-    func callCount(upstream name: String) -> Double {
-        state.withLockedValue { $0.calls[name] ?? 0 }
+        state.withLockedValue { $0.calls[provider.rawValue] ?? 0 }
     }
 
     /// The plan in force (set at start and on every reload that is accepted).
