@@ -35,7 +35,7 @@ final class AirQualityStoreTests: XCTestCase {
     func testAFailingAirQualityAskLeavesTheWeatherAsItWas() throws {
         let store = store(airQuality: AirQualitySettings())
         store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
-        store.recordAirQuality([(place: berlin, outcome: .success(try air()))], at: 100)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100)
         let before = page(store)
         XCTAssertEqual(before[#"weather_air_quality_up{location="Berlin"}"#], 1)
@@ -44,7 +44,8 @@ final class AirQualityStoreTests: XCTestCase {
         XCTAssertEqual(before[#"weather_pollen_grains_per_cubic_meter{location="Berlin",plant="grass"}"#], 35.2)
 
         store.recordAirQuality(
-            [(place: berlin, outcome: .failure(WeatherFetchError("open-meteo-air-quality: HTTP 503")))], at: 700)
+            [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo-air-quality: HTTP 503")))],
+            at: 700)
         store.render(now: 700)
         let after = page(store)
         XCTAssertEqual(after[#"weather_air_quality_up{location="Berlin"}"#], 0)
@@ -60,7 +61,7 @@ final class AirQualityStoreTests: XCTestCase {
     func testWithoutTheBlockNoAirQualityFamilyIsOnThePage() throws {
         let store = store(airQuality: nil)
         store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
-        store.recordAirQuality([(place: berlin, outcome: .success(try air()))], at: 100)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100)
         XCTAssertFalse(page(store).keys.contains(where: Self.isAirQuality))
     }
@@ -69,7 +70,7 @@ final class AirQualityStoreTests: XCTestCase {
         let store = store(airQuality: AirQualitySettings())
         store.render(now: 0)
         XCTAssertEqual(page(store)[#"weather_air_quality_up{location="Berlin"}"#], 0)
-        store.recordAirQuality([(place: berlin, outcome: .success(try air()))], at: 100)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100 + 1800)
         XCTAssertEqual(page(store)[#"weather_air_quality_european_index{location="Berlin"}"#], 58)
         store.render(now: 100 + 1801)
