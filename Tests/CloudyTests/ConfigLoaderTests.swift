@@ -45,6 +45,32 @@ final class ConfigLoaderTests: XCTestCase {
                 }
             }
         }
+        XCTAssertEqual(
+            config.airQuality, AirQualitySettings(source: .openMeteo, url: "http://127.0.0.1:8082", pollen: false))
+    }
+
+    func testAirQualityIsOffUnlessTheBlockIsThereAndThenDefaultsToOpenMeteoWithPollen() throws {
+        let places = "locations:\n  - {name: Brussels, latitude: 50.85, longitude: 4.35}\n"
+        XCTAssertNil(try ConfigLoader.parse(yaml: places).airQuality)
+        let on = try ConfigLoader.parse(yaml: "air_quality: {}\n" + places).airQuality
+        XCTAssertEqual(
+            on, AirQualitySettings(source: .openMeteo, url: "https://air-quality-api.open-meteo.com", pollen: true))
+    }
+
+    func testOpenWeatherMapAirPollutionSpendsTheProvidersKeyAndItsOwnHost() throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("aq-key-\(UUID().uuidString)")
+        try "k3y\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        let yaml = """
+            provider: {name: openweathermap, api_key_file: \(keyFile.path)}
+            air_quality: {source: openweathermap}
+            locations:
+              - {name: Brussels, latitude: 50.85, longitude: 4.35}
+            """
+        let config = try ConfigLoader.parse(yaml: yaml)
+        XCTAssertEqual(config.airQuality?.source, .openWeatherMap)
+        XCTAssertEqual(config.airQuality?.url, "https://api.openweathermap.org")
+        XCTAssertEqual(config.provider.apiKey?.reveal, "k3y")
     }
 
     /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one

@@ -34,13 +34,25 @@ final class ExpositionGoldenTests: XCTestCase {
             PlaceStatus(place: $0, snapshot: $1, lastSuccess: Self.fetchedAt, lastAttempt: Self.fetchedAt)
         }
         statuses.append(PlaceStatus(place: places[3], lastAttempt: Self.fetchedAt, lastError: "open-meteo: HTTP 503"))
+        // Air quality: Berlin's full answer, New York's without pollen (outside Europe), London's
+        // ask failed (its weather stays), the last place was never asked.
+        let berlinAir = try OpenMeteoAirQuality.decode(
+            TestPaths.fixtureBytes("open-meteo-air-quality.json"), places: [places[0]], forecast: ForecastSettings())
+        let newYorkAir = try OpenMeteoAirQuality.decode(
+            TestPaths.fixtureBytes("open-meteo-air-quality-multi.json"), places: [places[0], places[2]],
+            forecast: ForecastSettings())
+        statuses[0].airQuality = AirQualityStatus().recording(berlinAir[0], at: Self.fetchedAt)
+        statuses[1].airQuality = AirQualityStatus()
+            .recording(.failure(WeatherFetchError("open-meteo-air-quality: HTTP 503")), at: Self.fetchedAt)
+        statuses[2].airQuality = AirQualityStatus().recording(newYorkAir[1], at: Self.fetchedAt)
         let telemetry = ExporterTelemetry(startedAt: 1_781_525_000)
         telemetry.recordUpstream(provider: .openMeteo, code: "200")
         telemetry.recordUpstream(provider: .openMeteo, code: "200")
         telemetry.recordUpstream(provider: .openMeteo, code: "timeout")
         telemetry.recordRefresh(seconds: 0.2)
         telemetry.recordRefresh(seconds: 3)
-        let config = Config(refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800), places: places)
+        var config = Config(refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800), places: places)
+        config.airQuality = AirQualitySettings()
         // Two Open-Meteo requests, one of them for three places at 2.9 calls each, and the plan
         // of the public host's free quota.
         telemetry.recordCalls(provider: "open-meteo", calls: 8.7)

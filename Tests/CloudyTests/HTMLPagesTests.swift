@@ -44,10 +44,69 @@ final class HTMLPagesTests: XCTestCase {
         statuses += places.dropFirst(4).map {
             PlaceStatus(place: $0, snapshot: PlaceSnapshots.sparse, lastSuccess: now - 60, lastAttempt: now - 60)
         }
-        let config = Config(
+        // Air quality: Berlin's is fresh (pollen in season), Oslo's ask failed and its last
+        // report is too old to show; the others were never asked.
+        statuses[0].airQuality = AirQualityStatus(
+            report: Self.berlinAir, lastSuccess: now - 60, lastAttempt: now - 60)
+        statuses[1].airQuality = AirQualityStatus(
+            report: Self.berlinAir, lastSuccess: now - 7200, lastAttempt: now - 60, lastError: "HTTP 503")
+        var config = Config(
             refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800),
             forecast: ForecastSettings(days: 3, hours: 2), places: places)
+        config.airQuality = AirQualitySettings()
         return (config, statuses)
+    }
+
+    static let berlinAir = AirQualityReport(
+        observedAt: PlaceSnapshots.observedAt, indices: AirQualityIndices(european: 58, epa: 63),
+        concentrations: [.pm25: 8.4e-6, .pm10: 14.2e-6, .ozone: 118e-6, .nitrogenDioxide: 12.3e-6],
+        pollen: [.grass: 35.2, .birch: 0])
+
+    func testThePlacePageShowsTheIndicesWithTheirBandsAndOnlyPollenThereIs() throws {
+        let pages = render()
+        let berlin = String(buffer: try XCTUnwrap(pages.places["Berlin"]))
+        XCTAssertTrue(berlin.contains(#"<dt>European AQI</dt><dd><span class="aqi aqi-eu-3">58</span> moderate</dd>"#))
+        XCTAssertTrue(berlin.contains(#"<dt>US AQI (EPA)</dt><dd><span class="aqi aqi-us-2">63</span> moderate</dd>"#))
+        XCTAssertTrue(berlin.contains("<dt>Ozone</dt><dd>118.0 µg/m³</dd>"))
+        XCTAssertTrue(berlin.contains("<dt>Grass</dt><dd>35.2 grains/m³</dd>"))
+        XCTAssertFalse(berlin.contains("Birch"), "a plant with no pollen in the air is not listed")
+        XCTAssertFalse(berlin.contains("Sulphur"), "a pollutant without a value is not listed")
+        let oslo = String(buffer: try XCTUnwrap(pages.places["Oslo"]))
+        XCTAssertFalse(oslo.contains("Air quality"), "a stale report is not shown")
+        let landing = String(buffer: pages.landing)
+        XCTAssertTrue(landing.contains(#"<p class="air">Air <span class="aqi aqi-eu-3">58</span> moderate</p>"#))
+        XCTAssertEqual(landing.components(separatedBy: #"<p class="air">"#).count, 2, "only Berlin's is fresh")
+    }
+
+    func testBandsFollowTheEuropeanAndEPAScales() {
+        let european = [0.0, 20, 20.5, 40, 59, 60.2, 80, 100, 101, 250].map { AirQualityViewModel.european($0)?.band }
+        XCTAssertEqual(
+            european,
+            [
+                "good", "good", "fair", "fair", "moderate", "poor", "poor", "very poor", "extremely poor",
+                "extremely poor",
+            ])
+        let epa = [0.0, 50, 50.4, 50.5, 100, 101, 151, 201, 301, 600].map { AirQualityViewModel.epa($0)?.band }
+        XCTAssertEqual(
+            epa,
+            [
+                "good", "good", "good", "moderate", "moderate", "unhealthy for sensitive groups", "unhealthy",
+                "very unhealthy", "hazardous", "hazardous",
+            ])
+        XCTAssertNil(AirQualityViewModel.european(nil))
+        XCTAssertNil(AirQualityViewModel.epa(-1), "no band for a value no scale has")
+        XCTAssertEqual(AirQualityViewModel.european(101)?.bandClass, "aqi-eu-6")
+    }
+
+    func testWithoutAirQualityInTheConfigNoPageShowsAny() {
+        let (fixedConfig, statuses) = fixedState()
+        var config = fixedConfig
+        config.airQuality = nil
+        let pages = HTMLPages(
+            config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
+        )
+        XCTAssertFalse(String(buffer: pages.landing).contains(#"class="air""#))
+        XCTAssertFalse(String(buffer: pages.places["Berlin"]!).contains("Air quality"))
     }
 
     func render() -> HTMLPages {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Local fake of the weather APIs Cloudy talks to, for its tests and benchmarks: the Open-Meteo
-forecast and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour forecast) and
-One Call 3.0, MET Norway Locationforecast 2.0 compact, and the Dark Sky API as Pirate Weather
-serves it, all on one port.
+forecast, air-quality and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour
+forecast, air pollution) and One Call 3.0, MET Norway Locationforecast 2.0 compact, and the Dark
+Sky API as Pirate Weather serves it, all on one port.
 
 Usage:
     python3 Tests/Fakes/fake_weather.py [--host 127.0.0.1] [--port 0] [--latency-ms 0]
@@ -12,7 +12,8 @@ Usage:
                 providers (openweathermap-current.json, openweathermap-forecast.json,
                 openweathermap-error-401.json, openweathermap-onecall.json, met-no-compact.json,
                 pirateweather-forecast.json, pirateweather-error-401.json,
-                open-meteo-geocoding.json, open-meteo-geocoding-empty.json); default:
+                open-meteo-geocoding.json, open-meteo-geocoding-empty.json,
+                open-meteo-air-quality.json, openweathermap-air-pollution.json); default:
                 ../CloudyTests/Fixtures next to this script. A file DIR lacks is read from that
                 default directory.
     --owm-key   the OpenWeatherMap key (appid) the fake accepts (default test-owm-key)
@@ -30,8 +31,10 @@ is subject to /-/fault. Bodies are gzipped when Accept-Encoding allows it. Other
 The reference is in the docstrings of the package weather_apis/ beside this file, one module
 per API:
     open_meteo.py      GET /v1/forecast
+    air_quality.py     GET /v1/air-quality
     geocoding.py       GET /v1/search
-    openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall
+    openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall,
+                       GET /data/2.5/air_pollution
     met_norway.py      GET /weatherapi/locationforecast/2.0/compact
     dark_sky.py        GET /forecast/<key>/<lat>,<lon>
     control.py         the control API under /-/ (reset, latency, override, owm, met, dark-sky,

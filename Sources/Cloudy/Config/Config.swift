@@ -15,6 +15,8 @@ public struct Config: Sendable, Equatable {
     public var quota = QuotaSettings()
     /// The top-level `alerts:`: every place's thresholds unless its own `alerts:` overrides one.
     public var alerts = AlertThresholds.builtIn
+    /// `air_quality:`; nil when the config has none (nothing asked, no air-quality family).
+    public var airQuality: AirQualitySettings?
 
     public init(
         provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",

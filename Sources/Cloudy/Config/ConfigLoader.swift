@@ -4,7 +4,9 @@ import Yams
 /// Reads `cloudy.yml` into a `Config`, strictly: unknown keys, wrong types, bad durations and
 /// out-of-range values are errors that name the field and its line, never silence.
 public enum ConfigLoader {
-    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "alerts", "locations", "shard"]
+    static let topLevelKeys = [
+        "provider", "geocoding", "refresh", "units", "forecast", "alerts", "locations", "shard", "air_quality",
+    ]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -80,6 +82,7 @@ public enum ConfigLoader {
             config.alerts = try alertThresholds(alerts, base: config.alerts)
         }
         config.places = try places(document, units: config.units, alerts: config.alerts)
+        config.airQuality = try airQualitySettings(document, apiKey: config.provider.apiKey)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {
                 throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")

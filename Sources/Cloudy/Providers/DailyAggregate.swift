@@ -40,6 +40,11 @@ enum DailyAggregate {
         return byDay.keys.sorted().map { byDay[$0]! }
     }
 
+    /// The largest of `values` that are there; nil when none is (a day of nulls is no sample).
+    static func maximum(_ values: [Double?]) -> Double? {
+        values.reduce(nil) { maxOf($0, $1) }
+    }
+
     private static func maxOf(_ a: Double?, _ b: Double?) -> Double? {
         guard let b else { return a }
         return max(a ?? b, b)

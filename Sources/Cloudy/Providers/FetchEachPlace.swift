@@ -5,11 +5,11 @@ import NIOConcurrencyHelpers
 /// global queue with at most `maxInFlight` requests at once, and returns the outcomes in the
 /// order of `places`. Blocks the calling (refresh) thread until all are done. After a refusal
 /// for the provider's rate limit or quota (`isRateLimit`), places not started yet are not asked.
-func fetchEachPlace(
+func fetchEachPlace<Report: Sendable>(
     _ places: [Place], maxInFlight: Int,
-    _ fetch: @escaping @Sendable (Place) -> Result<WeatherSnapshot, WeatherFetchError>
-) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-    let results = NIOLockedValueBox([Result<WeatherSnapshot, WeatherFetchError>?](repeating: nil, count: places.count))
+    _ fetch: @escaping @Sendable (Place) -> Result<Report, WeatherFetchError>
+) -> [Result<Report, WeatherFetchError>] {
+    let results = NIOLockedValueBox([Result<Report, WeatherFetchError>?](repeating: nil, count: places.count))
     let slots = DispatchSemaphore(value: max(1, maxInFlight))
     let group = DispatchGroup()
     let refused = NIOLockedValueBox<WeatherFetchError?>(nil)

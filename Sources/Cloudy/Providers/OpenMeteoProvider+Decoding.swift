@@ -13,43 +13,8 @@ extension OpenMeteoProvider {
         _ body: [UInt8], places: [Place],
         forecast: ForecastSettings
     ) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        func failAll(_ message: String) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-            Array(repeating: .failure(WeatherFetchError("open-meteo: " + message)), count: places.count)
-        }
-        guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
-            return failAll("empty answer")
-        }
-        let decoder = JSONDecoder()
-        let data = Data(body)
-        let entries: [Result<OpenMeteoForecast, WeatherFetchError>]
-        do {
-            switch first {
-            case UInt8(ascii: "["):
-                entries = try decoder.decode([Entry].self, from: data).map(\.result)
-            case UInt8(ascii: "{"):
-                entries = [try decoder.decode(Entry.self, from: data).result]
-            default:
-                return failAll("answer is not JSON (starts with \(String(UnicodeScalar(first)).debugDescription))")
-            }
-        } catch {
-            return failAll("answer is not valid JSON: \(WeatherAPI.describe(error))")
-        }
-        guard entries.count == places.count else {
-            return failAll("answer has \(entries.count) entries for \(places.count) places")
-        }
-        return entries.map { entry in entry.flatMap { $0.snapshot(forecast: forecast) } }
-    }
-
-    /// One element of a several-place answer, decoded on its own so a bad one spoils only its place.
-    struct Entry: Decodable {
-        let result: Result<OpenMeteoForecast, WeatherFetchError>
-        init(from decoder: Decoder) throws {
-            do {
-                result = .success(try OpenMeteoForecast(from: decoder))
-            } catch {
-                result = .failure(WeatherFetchError("open-meteo: bad entry: \(WeatherAPI.describe(error))"))
-            }
-        }
+        OpenMeteoBatches.entries(body, count: places.count, as: OpenMeteoForecast.self, source: "open-meteo")
+            .map { entry in entry.flatMap { $0.snapshot(forecast: forecast) } }
     }
 }
 

@@ -1,7 +1,4 @@
-import Dispatch
-import Foundation
 import Logging
-import NIOConcurrencyHelpers
 
 /// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
@@ -9,19 +6,15 @@ import NIOConcurrencyHelpers
 /// request per client at a time and refuses more than a few in flight.
 public final class OpenMeteoProvider: WeatherProvider {
     public let name = ProviderName.openMeteo
-    /// Its clock reads `Retry-After` dates.
-    let endpoint: UpstreamEndpoint
+    let batches: OpenMeteoBatches
     let forecast: ForecastSettings
-    /// Keeps the URL near 3 KB and each answer a few hundred KB, far inside the API's limits.
-    public let placesPerRequest: Int
-    /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
-    let apiKey: Secret?
+    public var placesPerRequest: Int { batches.placesPerRequest }
 
     public init(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100) {
-        endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
+        batches = OpenMeteoBatches(
+            endpoint: UpstreamEndpoint(provider: .openMeteo, upstream: upstream), placesPerRequest: placesPerRequest,
+            apiKey: apiKey)
         self.forecast = forecast
-        self.apiKey = apiKey
-        self.placesPerRequest = placesPerRequest
     }
 
     static let currentVariables = [
@@ -38,47 +31,16 @@ public final class OpenMeteoProvider: WeatherProvider {
     ]
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        // Requests run one after another; each answer is decoded on `decoding` while the next
-        // request is on the wire, so a refresh costs the requests' round trips plus one decode.
-        let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
-            Array(places[$0..<min($0 + placesPerRequest, places.count)])
+        let forecast = self.forecast
+        return batches.fetch(places, logger: logger, weight: CallCost.openMeteo(forecast), url: url(for:)) {
+            Self.decode($0, places: $1, forecast: forecast)
         }
-        let outcomes = NIOLockedValueBox(
-            [[Result<WeatherSnapshot, WeatherFetchError>]](repeating: [], count: batches.count))
-        let decoding = DispatchQueue(label: "cloudy.open-meteo.decode")
-        let decoded = DispatchGroup()
-        requests: for (index, batch) in batches.enumerated() {
-            switch request(batch, logger: logger) {
-            case .answered(let response):
-                decoding.async(group: decoded) {
-                    let results = self.decodeBatch(response, places: batch)
-                    outcomes.withLockedValue { $0[index] = results }
-                }
-            case .failed(let results):
-                outcomes.withLockedValue { $0[index] = results }
-                // A rate limit covers every request: the rest of this refresh waits too.
-                if case .failure(let error)? = results.first, error.isRateLimit {
-                    let skipped = error.notAsked("open-meteo: not asked: the provider asked to wait (\(error.message))")
-                    outcomes.withLockedValue {
-                        for later in batches.indices where later > index {
-                            $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
-                        }
-                    }
-                    break requests
-                }
-            }
-        }
-        decoded.wait()
-        return outcomes.withLockedValue { $0.flatMap { $0 } }
     }
 
     /// The request URL for one batch of places.
     public func url(for places: [Place]) -> String {
-        var query = [
-            "latitude=" + places.map { WeatherAPI.coordinate($0.latitude) }.joined(separator: ","),
-            "longitude=" + places.map { WeatherAPI.coordinate($0.longitude) }.joined(separator: ","),
-            "current=" + Self.currentVariables.joined(separator: ","),
-        ]
+        var query = OpenMeteoBatches.placesQuery(places)
+        query.append("current=" + Self.currentVariables.joined(separator: ","))
         if forecast.hours > 0 {
             // The hourly series starts at the current hour, so one more step reaches `hours` ahead.
             query.append("hourly=" + Self.hourlyVariables.joined(separator: ","))
@@ -88,11 +50,9 @@ public final class OpenMeteoProvider: WeatherProvider {
             query.append("daily=" + Self.dailyVariables.joined(separator: ","))
         }
         query.append("forecast_days=\(Self.forecastDays(for: forecast))")
-        let zones = places.map { $0.timezone ?? "auto" }
-        query.append("timezone=" + (Set(zones) == ["auto"] ? "auto" : zones.joined(separator: ",")))
         query.append("timeformat=unixtime")
-        if let apiKey { query.append("apikey=" + apiKey.reveal) }
-        return endpoint.baseURL + "/v1/forecast?" + query.joined(separator: "&")
+        if let apiKey = batches.apiKey { query.append("apikey=" + apiKey.reveal) }
+        return batches.endpoint.baseURL + "/v1/forecast?" + query.joined(separator: "&")
     }
 
     /// `forecast_days`: enough days to hold the hourly steps too (the API cuts hourly data at the
@@ -102,59 +62,6 @@ public final class OpenMeteoProvider: WeatherProvider {
         return min(16, max(forecast.days, daysForHours))
     }
 
-    private enum BatchAnswer {
-        case answered(HTTPResponse)
-        case failed([Result<WeatherSnapshot, WeatherFetchError>])
-    }
-
-    /// One request for a batch: a 200 to decode, or every place's failure.
-    private func request(_ places: [Place], logger: Logger) -> BatchAnswer {
-        var request = endpoint.request(url(for: places))
-        request.followRedirects = apiKey == nil
-        logger.debug("open-meteo request", metadata: ["places": "\(places.count)"])
-        var failure: WeatherFetchError
-        let outcome = endpoint.client.fetch(request)
-        // A 200, or no answer (a timeout: the server may have done the work), costs the weight
-        // of every place asked; Open-Meteo counts a request it answered with an error as one call.
-        let weight = Double(places.count) * CallCost.openMeteo(forecast)
-        switch outcome {
-        case .success(let response) where response.status == 200:
-            endpoint.recordCalls(weight, for: outcome)
-            return .answered(response)
-        case .failure(let error):
-            endpoint.recordCalls(weight, for: outcome)
-            endpoint.recorder.recordUpstream(provider: name, code: error.kind.rawValue)
-            failure = .unanswered("open-meteo", error)
-        case .success(let response):
-            endpoint.recordCalls(1, for: outcome)
-            endpoint.recorder.recordUpstream(provider: name, code: String(response.status))
-            failure = httpError(response)
-            failure.calls = 1 / Double(places.count)
-        }
-        return .failed(Array(repeating: .failure(scrubbed(failure)), count: places.count))
-    }
-
-    private func decodeBatch(
-        _ response: HTTPResponse,
-        places: [Place]
-    ) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        let outcomes = Self.decode(response.body, places: places, forecast: forecast)
-        // A 200 that decodes for no place at all is counted as a decode failure.
-        let decoded = outcomes.contains { if case .success = $0 { return true } else { return false } }
-        endpoint.recorder.recordUpstream(provider: name, code: decoded ? "200" : "decode")
-        return outcomes.map { $0.mapError(scrubbed) }
-    }
-
-    /// An error message with the API key (if any) blanked out.
-    private func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
-        guard let apiKey else { return error }
-        var scrubbed = error
-        scrubbed.message = apiKey.scrub(error.message)
-        return scrubbed
-    }
-
     /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.
-    func httpError(_ response: HTTPResponse) -> WeatherFetchError {
-        WeatherAPI.refusal(response, from: "open-meteo", explainedBy: .reason, now: endpoint.clock.now())
-    }
+    func httpError(_ response: HTTPResponse) -> WeatherFetchError { batches.refusal(response) }
 }

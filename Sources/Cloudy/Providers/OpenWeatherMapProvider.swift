@@ -10,8 +10,8 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     public let name = ProviderName.openWeatherMap
     public static let minimumCallSpacing = 600.0
     /// Its clock times the call spacing.
-    let endpoint: UpstreamEndpoint
-    let apiKey: Secret
+    var endpoint: UpstreamEndpoint { keyed.endpoint }
+    let keyed: OpenWeatherMapKeyedAPI
     let forecast: ForecastSettings
     /// One Call 3.0 (one request per place) instead of the two 2.5 endpoints.
     let oneCall: Bool
@@ -28,8 +28,8 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     private let recent = NIOLockedValueBox([String: RecentAnswer]())
 
     public init(_ upstream: Upstream, apiKey: Secret, forecast: ForecastSettings, oneCall: Bool = false) {
-        endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
-        self.apiKey = apiKey
+        keyed = OpenWeatherMapKeyedAPI(
+            endpoint: UpstreamEndpoint(provider: .openWeatherMap, upstream: upstream), apiKey: apiKey)
         self.forecast = forecast
         self.oneCall = oneCall
     }
@@ -75,8 +75,19 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         WeatherAPI.latitudeLongitudeQuery(place) + "&units=metric"
     }
 
+    private func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> { keyed.get(pathAndQuery) }
+
+    func httpError(_ response: HTTPResponse) -> WeatherFetchError { keyed.httpError(response) }
+}
+
+/// How OpenWeatherMap's APIs are asked (weather and air pollution): the key in `appid`,
+/// never sent to another host, blanked out of every message.
+struct OpenWeatherMapKeyedAPI: Sendable {
+    let endpoint: UpstreamEndpoint
+    let apiKey: Secret
+
     /// One GET with the key; the answer's body on 200, else a failure that names the status.
-    private func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> {
+    func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> {
         var request = endpoint.request(endpoint.baseURL + pathAndQuery + "&appid=" + apiKey.reveal)
         request.followRedirects = false  // the key must not travel to another host
         switch endpoint.fetch(request) {
@@ -93,10 +104,9 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     /// carry the `message` of OpenWeatherMap's error body with the key blanked out.
     func httpError(_ response: HTTPResponse) -> WeatherFetchError {
         if response.status == 401 {
-            return WeatherFetchError("openweathermap: invalid API key (HTTP 401)")
+            return WeatherFetchError("\(endpoint.name): invalid API key (HTTP 401)")
         }
         return WeatherAPI.refusal(
-            response, from: "openweathermap", explainedBy: .message, key: apiKey,
-            now: endpoint.clock.now())
+            response, from: endpoint.name, explainedBy: .message, key: apiKey, now: endpoint.clock.now())
     }
 }

@@ -22,12 +22,28 @@ public struct Upstream: Sendable {
 
 /// A provider's `Upstream`, with the name its exchanges are counted under.
 struct UpstreamEndpoint: Sendable {
-    let provider: ProviderName
+    /// The weather provider's name, or an air-quality source's (`open-meteo-air-quality`, …).
+    let name: String
     let upstream: Upstream
+    /// Whose quota the calls spend, when not `name`'s own (the air-quality API's calls are
+    /// Open-Meteo's): the calls are counted under that name, so the page shows the sum.
+    let quotaOwner: String?
+
+    init(provider: ProviderName, upstream: Upstream) {
+        self.init(name: provider.rawValue, upstream: upstream)
+    }
+
+    init(name: String, upstream: Upstream, quotaOwner: ProviderName? = nil) {
+        self.name = name
+        self.upstream = upstream
+        self.quotaOwner = quotaOwner?.rawValue
+    }
 
     var baseURL: String { upstream.baseURL }
     var client: CurlHTTPClient { upstream.client }
-    var recorder: UpstreamRecording { upstream.recorder }
+    var recorder: UpstreamRecording {
+        quotaOwner.map { CallsCountedAs(owner: $0, recorder: upstream.recorder) } ?? upstream.recorder
+    }
     var clock: ExporterClock { upstream.clock }
 
     /// A GET of `url` asking for JSON, with `headers` after the `Accept`.
@@ -38,12 +54,21 @@ struct UpstreamEndpoint: Sendable {
     /// One exchange, counted with its HTTP status or, when there was no answer, its error kind,
     /// and as one call against the provider's quota when it may have reached the provider.
     func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, WeatherFetchError> {
-        client.fetch(request, countedAs: provider.rawValue, by: recorder, calls: 1)
+        client.fetch(request, countedAs: name, by: recorder, calls: 1)
     }
 
     /// Counts `calls` against the provider's quota unless the exchange never reached it.
     func recordCalls(_ calls: Double, for outcome: Result<HTTPResponse, HTTPClientError>) {
         if case .failure(let error) = outcome, !error.kind.mayHaveReachedProvider { return }
-        recorder.recordCalls(provider: provider.rawValue, calls: calls)
+        recorder.recordCalls(provider: name, calls: calls)
     }
+}
+
+/// A recorder that counts exchanges under their own name and calls under the quota owner's.
+private struct CallsCountedAs: UpstreamRecording {
+    let owner: String
+    let recorder: UpstreamRecording
+
+    func recordUpstream(provider: String, code: String) { recorder.recordUpstream(provider: provider, code: code) }
+    func recordCalls(provider: String, calls: Double) { recorder.recordCalls(provider: owner, calls: calls) }
 }

@@ -16,6 +16,26 @@ public enum CallCost {
         return openMeteo(variables: variables, days: OpenMeteoProvider.forecastDays(for: forecast))
     }
 
+    /// What one place costs Open-Meteo's air-quality API (the same counting, on the same free
+    /// quota as the forecast): the current and hourly variables of `OpenMeteoAirQuality.url(for:)`
+    /// over its days; 1.6 with pollen, 1.0 without.
+    public static func openMeteoAirQuality(_ forecast: ForecastSettings, pollen: Bool) -> Double {
+        openMeteo(
+            variables: OpenMeteoAirQuality.currentVariables.count
+                + OpenMeteoAirQuality.hourlyVariables(pollen: pollen).count,
+            days: OpenMeteoAirQuality.forecastDays(for: forecast))
+    }
+
+    /// What one place's air quality costs per refresh with `config`, in its source's counting:
+    /// 0 without `air_quality:`, Open-Meteo's weight, one call for OpenWeatherMap.
+    public static func airQualityPerPlace(_ config: Config) -> Double {
+        switch config.airQuality?.source {
+        case nil: return 0
+        case .openMeteo?: return openMeteoAirQuality(config.forecast, pollen: config.airQuality?.pollen ?? true)
+        case .openWeatherMap?: return 1
+        }
+    }
+
     /// What one place costs per refresh with `config`'s provider: Open-Meteo's weight; one call
     /// per endpoint for OpenWeatherMap (current weather and forecast with 2.5, one with One Call
     /// 3.0); one request for MET Norway (an upper bound: it is not asked again before `Expires`)

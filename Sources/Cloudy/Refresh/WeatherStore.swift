@@ -70,6 +70,15 @@ public final class WeatherStore: Sendable {
         }
     }
 
+    /// Changes the statuses through `change` (`WeatherStore+AirQuality.swift`), counted as a
+    /// change of state so the next render publishes it.
+    func updateStatuses(_ change: (inout [PlaceStatus]) -> Void) {
+        state.withLockedValue { state in
+            state.generation += 1
+            change(&state.statuses)
+        }
+    }
+
     /// Switches to a new config: places that stay (same name and settings) keep their weather,
     /// removed ones vanish, added ones wait for their first refresh.
     public func replaceConfig(_ config: Config) {

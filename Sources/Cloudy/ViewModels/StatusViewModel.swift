@@ -23,6 +23,8 @@ public struct StatusViewModel: Sendable {
     public let stateDetail: String?
     /// The current weather, or nil when there is none to show (waiting, stale, or none sent).
     public let weather: Weather?
+    /// The European air quality index at a glance, when air quality is on and fresh.
+    public let airQuality: AirQualityViewModel.Index?
 
     /// What the card shows of the current weather.
     public struct Weather: Sendable, Equatable {
@@ -65,6 +67,8 @@ public struct StatusViewModel: Sendable {
             stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
         }
         weather = fresh.map { Self.weather(of: $0, units: units, thresholds: status.place.alerts, now: now) }
+        airQuality = AirQualityViewModel.european(
+            status.airQuality?.freshReport(now: now, staleAfter: staleAfter)?.indices.european)
     }
 
     private static func weather(

@@ -29,6 +29,8 @@ public struct HTMLPages: Sendable {
             version: BuildInfo.version, readiness: readiness.notReadyReason.map { "not ready: " + $0 } ?? "ready",
             readinessClass: readiness.notReadyReason == nil ? "ready" : "not-ready", metricsPath: telemetryPath,
             stylesheetPath: Stylesheet.path, faviconPath: WeatherIcons.faviconPath)
+        // A config without `air_quality:` shows none, even what an earlier one fetched.
+        let statuses = config.airQuality == nil ? statuses.map { $0.withoutAirQuality } : statuses
         let source = PageSource(
             statuses: statuses, masthead: masthead, staleAfter: config.refresh.staleAfter,
             hours: config.forecast.hours, now: now)
@@ -78,7 +80,10 @@ public struct HTMLPages: Sendable {
                 title: status.place.name + " – Cloudy exporter", masthead: masthead, status: card(status), day: day,
                 crossingDays: week.flatMap { $0.crossingDays.isEmpty ? nil : CrossingDays(days: $0.crossingDays) },
                 hours: day.flatMap { $0.hours.isEmpty ? nil : HourTable(rows: $0.hours) },
-                week: week.flatMap { $0.days.isEmpty ? nil : $0 })
+                week: week.flatMap { $0.days.isEmpty ? nil : $0 },
+                airQuality: status.airQuality?.freshReport(now: now, staleAfter: staleAfter).map {
+                    AirQualityViewModel(report: $0)
+                })
             return HTMLPages.buffer(PageTemplates.render(content, "place"))
         }
     }
@@ -137,6 +142,8 @@ public struct HTMLPages: Sendable {
         let hours: HourTable?
         /// Nil when the forecast holds no days.
         let week: WeekViewModel?
+        /// Nil when air quality is off or has no fresh report.
+        let airQuality: AirQualityViewModel?
     }
 
     struct HourTable {

@@ -85,6 +85,9 @@ enum PageTemplates {
         <p class="ahead"><span class="badge">Thresholds ahead</span> <span class="days">{{.}}</span></p>
         {{/thresholdsAhead}}
         {{/weather}}
+        {{#airQuality}}
+        <p class="air">Air <span class="aqi {{bandClass}}">{{value}}</span> {{band}}</p>
+        {{/airQuality}}
         </li>
         {{/places}}
         </ul>
@@ -164,6 +167,27 @@ enum PageTemplates {
         </tbody></table></div>
         </section>
         {{/week}}
+        {{#airQuality}}
+        <section class="air-quality" aria-labelledby="air">
+        <h2 id="air">Air quality</h2>
+        <dl class="readings">
+        {{#indices}}
+        <div><dt>{{scale}}</dt><dd><span class="aqi {{bandClass}}">{{value}}</span> {{band}}</dd></div>
+        {{/indices}}
+        {{#pollutants}}
+        <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
+        {{/pollutants}}
+        </dl>
+        {{#pollen}}
+        <h3>Pollen</h3>
+        <dl class="readings">
+        {{#plants}}
+        <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
+        {{/plants}}
+        </dl>
+        {{/pollen}}
+        </section>
+        {{/airQuality}}
         </main>
         </body>
         </html>

@@ -20,6 +20,12 @@ public final class RenderedPages: Sendable {
                 status: status, units: status.place.units, provider: config.provider.name,
                 now: now, staleAfter: config.refresh.staleAfter
             ).addSamples(to: &page)
+            if config.airQuality != nil {
+                AirQualityMetricsViewModel(
+                    place: status.place, status: status.airQuality ?? AirQualityStatus(), now: now,
+                    staleAfter: config.refresh.staleAfter
+                ).addSamples(to: &page)
+            }
         }
         telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval, shard: config.shard)
         readiness = Readiness(statuses)

@@ -62,6 +62,14 @@ enum Stylesheet {
             ul.crossings{padding-left:1.2rem;margin:.3rem 0}
             h3{font-size:1rem;margin:1rem 0 .3rem}
             .empty{color:var(--muted)}
+            .aqi{display:inline-block;min-width:2.2rem;padding:0 .35rem;border-radius:.3rem;text-align:center;\
+            font-weight:600;color:#1c2330}
+            .aqi-eu-1{background:#50f0e6}.aqi-eu-2{background:#50ccaa}.aqi-eu-3{background:#f0e641}
+            .aqi-eu-4{background:#ff5050}.aqi-eu-5{background:#960032;color:#fff}.aqi-eu-6{background:#7d2181;color:#fff}
+            .aqi-us-1{background:#00e400}.aqi-us-2{background:#ff0}.aqi-us-3{background:#ff7e00}
+            .aqi-us-4{background:#f00;color:#fff}.aqi-us-5{background:#8f3f97;color:#fff}.aqi-us-6{background:#7e0023;color:#fff}
+            .air{margin:.5rem 0 0}
+            h3{font-size:1rem;margin:1rem 0 .4rem}
             @media (max-width:40rem){main{padding:.7rem}.masthead nav{margin-left:0}.week .condition{display:none}}
 
             """)

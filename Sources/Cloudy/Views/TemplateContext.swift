@@ -45,6 +45,7 @@ extension HTMLPages.PlaceContent: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "title": \.title, "masthead": \.masthead, "status": \.status, "day": \.day, "hours": \.hours, "week": \.week,
         "crossingDays": \.crossingDays,
+        "airQuality": \.airQuality,
     ]
 }
 
@@ -55,6 +56,7 @@ extension HTMLPages.HourTable: TemplateContext {
 extension StatusViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "name": \.name, "link": \.link, "state": \.state.rawValue, "stateDetail": \.stateDetail, "weather": \.weather,
+        "airQuality": \.airQuality,
     ]
 }
 
@@ -104,4 +106,24 @@ extension ThresholdCrossing: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "alert": \.alert, "title": \.title, "detail": \.detail,
     ]
+}
+
+extension AirQualityViewModel: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "indices": \.indices, "pollutants": \.pollutants, "pollen": \.pollen,
+    ]
+}
+
+extension AirQualityViewModel.Index: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "scale": \.scale, "value": \.value, "band": \.band, "bandClass": \.bandClass,
+    ]
+}
+
+extension AirQualityViewModel.Pollen: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["plants": \.plants]
+}
+
+extension AirQualityViewModel.Reading: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["label": \.label, "value": \.value]
 }

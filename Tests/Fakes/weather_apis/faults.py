@@ -20,8 +20,8 @@
         empty            200 with an empty body
         html             200 text/html captive-portal page
         huge             {"bytes": 67108864} 200 streaming "[0,0,0,..." that never closes
-      Open-Meteo forecast only (they apply to /v1/forecast and nothing else, whatever "path"
-      says; a "path" that cannot match /v1/forecast is refused):
+      Open-Meteo's batched APIs only (they apply to /v1/forecast and /v1/air-quality and
+      nothing else, whatever "path" says; a "path" that can match neither is refused):
         nulls            every current/hourly/daily value null (times stay)
         missing_section  {"section": "current"|"hourly"|"daily", "place": i} section dropped
                          for that place (every place without "place")
@@ -36,6 +36,7 @@ from http.server import BaseHTTPRequestHandler
 
 from .dark_sky import DARK_SKY_PREFIX, dark_sky_status_body
 from .met_norway import met_page
+from .air_quality import AIR_QUALITY_PATH
 from .open_meteo import FORECAST_PATH, SECTIONS
 from .openweathermap import owm_status_body
 from .protocol import HTML_TYPE, JSON_TYPE, TEXT_TYPE, dumps, number
@@ -51,6 +52,7 @@ FAULT_OPTIONS = {
     "bad_entry": {"place"},
 }
 OPEN_METEO_ONLY_FAULTS = {"nulls", "missing_section", "wrong_count", "bad_entry"}
+OPEN_METEO_BATCH_PATHS = (FORECAST_PATH, AIR_QUALITY_PATH)
 DEFAULT_ERROR_REASONS = {
     400: "Your API call requests too much data. Please reduce the number of variables, locations and/or weather models.",
     401: "API key required. Please add &apikey= to the URL.",
@@ -100,8 +102,9 @@ def parse_fault(body):
         path = body["path"]
         if not isinstance(path, str) or not path.startswith("/"):
             raise ValueError(f"'path' must be a path prefix starting with '/', got {path!r}")
-        if mode in OPEN_METEO_ONLY_FAULTS and not FORECAST_PATH.startswith(path):
-            raise ValueError(f"mode {mode!r} applies to {FORECAST_PATH} only; 'path' {path!r} cannot match it")
+        if mode in OPEN_METEO_ONLY_FAULTS and not any(batch.startswith(path) for batch in OPEN_METEO_BATCH_PATHS):
+            paths = ", ".join(OPEN_METEO_BATCH_PATHS)
+            raise ValueError(f"mode {mode!r} applies to {paths} only; 'path' {path!r} cannot match them")
         fault["path"] = path
     count = None if body.get("count") is None else number(body, "count", minimum=1)
     return fault, count
@@ -111,7 +114,7 @@ def fault_applies(fault, path):
     """True when `fault` acts on a weather request for `path`."""
     if fault.get("path") is not None and not path.startswith(fault["path"]):
         return False
-    return fault["mode"] not in OPEN_METEO_ONLY_FAULTS or path == FORECAST_PATH
+    return fault["mode"] not in OPEN_METEO_ONLY_FAULTS or path in OPEN_METEO_BATCH_PATHS
 
 
 def status_fault_body(fault):

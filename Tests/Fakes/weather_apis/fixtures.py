@@ -20,6 +20,8 @@ OTHER_FIXTURES = {
     "dark_sky_401": "pirateweather-error-401.json",
     "geocoding": "open-meteo-geocoding.json",
     "geocoding_empty": "open-meteo-geocoding-empty.json",
+    "air_quality": "open-meteo-air-quality.json",
+    "owm_air_pollution": "openweathermap-air-pollution.json",
 }
 DEFAULT_FIXTURES = Path(__file__).absolute().parents[2] / "CloudyTests" / "Fixtures"  # Tests/Fakes/weather_apis/
 

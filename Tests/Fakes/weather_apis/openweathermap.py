@@ -2,7 +2,9 @@
 5-day/3-hour forecast, and One Call 3.0.
 
 OpenWeatherMap, GET /data/2.5/weather and GET /data/2.5/forecast (and GET /data/3.0/onecall:
-openweathermap-onecall.json with the request's lat/lon, same key check, metric values only)
+openweathermap-onecall.json with the request's lat/lon, same key check, metric values only;
+and GET /data/2.5/air_pollution: openweathermap-air-pollution.json with the request's lat/lon
+in "coord", same key check)
 (?lat=&lon=&appid=&units=[&cnt=], answers like api.openweathermap.org):
     appid        must equal the accepted key (--owm-key, POST /-/owm {"key"}); missing or
                  different: 401 with the body of openweathermap-error-401.json ("cod": 401).
@@ -51,6 +53,7 @@ from .protocol import JSON_TYPE, dumps
 OWM_WEATHER_PATH = "/data/2.5/weather"
 OWM_FORECAST_PATH = "/data/2.5/forecast"
 OWM_ONECALL_PATH = "/data/3.0/onecall"
+OWM_AIR_POLLUTION_PATH = "/data/2.5/air_pollution"
 DEFAULT_OWM_KEY = "test-owm-key"
 OWM_ENTRIES = 40
 OWM_STEP_SECONDS = 10800
@@ -253,6 +256,18 @@ def owm_onecall_endpoint(fixtures, request):
     return 200, JSON_TYPE, dumps(body), []
 
 
+def owm_air_pollution_endpoint(fixtures, request):
+    """Air Pollution (current): openweathermap-air-pollution.json with the request's lat/lon
+    in "coord"; units have no effect, as on the real API."""
+    try:
+        lat, lon, _ = owm_check(request.query, request.job.settings, fixtures)
+    except OwmError as error:
+        return error.status, JSON_TYPE, error.body if isinstance(error.body, bytes) else dumps(error.body), []
+    body = copy.deepcopy(fixtures.owm_air_pollution)
+    body["coord"] = {"lon": lon, "lat": lat}
+    return 200, JSON_TYPE, dumps(body), []
+
+
 def owm_forecast_endpoint(fixtures, request):
     status, body = owm_forecast_answer(fixtures, request.query, request.job.settings)
     return status, JSON_TYPE, body, []
@@ -262,4 +277,5 @@ ROUTES = {
     OWM_WEATHER_PATH: owm_weather_endpoint,
     OWM_FORECAST_PATH: owm_forecast_endpoint,
     OWM_ONECALL_PATH: owm_onecall_endpoint,
+    OWM_AIR_POLLUTION_PATH: owm_air_pollution_endpoint,
 }

@@ -12,7 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from . import dark_sky, geocoding, met_norway, open_meteo, openweathermap
+from . import air_quality, dark_sky, geocoding, met_norway, open_meteo, openweathermap
 from .control import CONTROL_POSTS, State
 from .faults import CAPTIVE_PORTAL_PAGE, provider_status_fault_body
 from .fixtures import DEFAULT_FIXTURES, Fixtures, load_templates
@@ -30,7 +30,9 @@ class WeatherRequest:
         self.path, self.query, self.headers, self.job = path, query, headers, job
 
 
-WEATHER_ENDPOINTS = {**open_meteo.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES}
+WEATHER_ENDPOINTS = {
+    **open_meteo.ROUTES, **air_quality.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES,
+}
 # APIs that carry a parameter in the path (Dark Sky's key and place): every path under the prefix.
 WEATHER_PREFIXES = {**dark_sky.PREFIX_ROUTES}
 

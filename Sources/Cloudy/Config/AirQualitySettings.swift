@@ -1,0 +1,50 @@
+/// `air_quality:`: where air quality and pollen come from. Absent from the config: nothing is
+/// asked and no air-quality family is on the page.
+public struct AirQualitySettings: Sendable, Equatable {
+    public var source: AirQualitySourceName
+    /// Base URL without a trailing slash.
+    public var url: String
+    /// Whether pollen is asked for (Open-Meteo only: OpenWeatherMap has none).
+    public var pollen: Bool
+
+    public init(source: AirQualitySourceName = .openMeteo, url: String? = nil, pollen: Bool = true) {
+        self.source = source
+        self.url = url ?? source.defaultURL
+        self.pollen = pollen
+    }
+}
+
+public enum AirQualitySourceName: String, Sendable, CaseIterable {
+    case openMeteo = "open-meteo"
+    case openWeatherMap = "openweathermap"
+
+    public var defaultURL: String {
+        switch self {
+        case .openMeteo: return "https://air-quality-api.open-meteo.com"
+        case .openWeatherMap: return "https://api.openweathermap.org"
+        }
+    }
+}
+
+extension ConfigLoader {
+    static let airQualityKeys = ["source", "url", "pollen"]
+
+    /// `air_quality:`, or nil when the config has none. OpenWeatherMap's source spends the
+    /// provider's key (`provider.api_key_file` or `CLOUDY_API_KEY`) and is refused without one.
+    static func airQualitySettings(_ document: YAMLMapping, apiKey: Secret?) throws(ConfigError)
+        -> AirQualitySettings?
+    {
+        guard document.has("air_quality") else { return nil }
+        guard let section = try document.mapping("air_quality") else { return AirQualitySettings() }
+        try section.rejectUnknownKeys(airQualityKeys)
+        let source = try section.oneOf("source", AirQualitySourceName.self) ?? .openMeteo
+        if source == .openWeatherMap, apiKey == nil {
+            throw section.error(
+                "source",
+                "openweathermap needs the provider's API key: give provider.api_key_file or set CLOUDY_API_KEY")
+        }
+        var settings = AirQualitySettings(source: source, url: try section.url("url"))
+        if let pollen = try section.bool("pollen") { settings.pollen = pollen }
+        return settings
+    }
+}

@@ -1,0 +1,153 @@
+/// One place's air-quality answer, decoded into typed series like the forecast's
+/// (`OpenMeteoForecast`): variables the API adds are skipped, a variable it drops is nil, and
+/// every value may be null (pollen outside Europe), which is no sample.
+// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct OpenMeteoAirQualityAnswer: Decodable {
+    typealias Values = OpenMeteoForecast.Values
+
+    let utc_offset_seconds: Int?
+    /// Units by variable: every one is a string, so a dictionary reads them all.
+    let current_units: [String: String]?
+    let current: Current?
+    let hourly_units: [String: String]?
+    let hourly: Hourly?
+    let error: Bool?
+    let reason: String?
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    struct Current: Decodable {
+        let time: Double?
+        let european_aqi: Double?
+        let us_aqi: Double?
+        let pm2_5: Double?
+        let pm10: Double?
+        let ozone: Double?
+        let nitrogen_dioxide: Double?
+        let sulphur_dioxide: Double?
+        let carbon_monoxide: Double?
+
+        subscript(pollutant: Pollutant) -> Double? {
+            switch pollutant {
+            case .pm25: return pm2_5
+            case .pm10: return pm10
+            case .ozone: return ozone
+            case .nitrogenDioxide: return nitrogen_dioxide
+            case .sulphurDioxide: return sulphur_dioxide
+            case .carbonMonoxide: return carbon_monoxide
+            }
+        }
+    }
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    struct Hourly: Decodable {
+        let time: Values?
+        let european_aqi: Values?
+        let us_aqi: Values?
+        let alder_pollen: Values?
+        let birch_pollen: Values?
+        let grass_pollen: Values?
+        let mugwort_pollen: Values?
+        let olive_pollen: Values?
+        let ragweed_pollen: Values?
+
+        subscript(plant: Plant) -> Values? {
+            switch plant {
+            case .alder: return alder_pollen
+            case .birch: return birch_pollen
+            case .grass: return grass_pollen
+            case .mugwort: return mugwort_pollen
+            case .olive: return olive_pollen
+            case .ragweed: return ragweed_pollen
+            }
+        }
+    }
+
+    /// The report this answer gives, or why it gives none (an error entry, no current section).
+    func report(forecast: ForecastSettings) -> Result<AirQualityReport, WeatherFetchError> {
+        let source = OpenMeteoAirQuality.sourceName
+        if let reason, error == true { return .failure(WeatherFetchError("\(source): " + String(reason.prefix(200)))) }
+        guard let current else { return .failure(WeatherFetchError("\(source): answer lacks the current section")) }
+        let now = current.time
+        var report = AirQualityReport(
+            observedAt: now, indices: AirQualityIndices(european: current.european_aqi, epa: current.us_aqi))
+        for pollutant in Pollutant.allCases {
+            report.concentrations[pollutant] = current[pollutant].flatMap {
+                Self.gramsPerCubicMeter($0, declared: current_units?[pollutant.rawValue])
+            }
+        }
+        guard let times = hourly?.time?.values, let now else { return .success(report) }
+        let hours = steps(times, now: now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
+        for plant in Plant.allCases {
+            report.pollen[plant] = hours.first { $0.ahead == 0 }.flatMap { pollen(plant, at: $0.index) }
+        }
+        report.hourly = hours.filter { $0.ahead >= 1 && $0.ahead <= forecast.hours }.map {
+            HourlyAirQuality(hoursAhead: $0.ahead, time: $0.time, indices: indices(at: $0.index))
+        }
+        report.daily = dailyMaxima(hours, days: forecast.days)
+        return .success(report)
+    }
+
+    /// One hourly step: its index in the series, time, hours ahead of the current whole hour
+    /// and local day ahead of today.
+    struct Step {
+        let index: Int
+        let time: Double
+        let ahead: Int
+        let day: Int
+    }
+
+    private func steps(_ times: [Double?], now: Double, offset: Int) -> [Step] {
+        guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
+        return times.enumerated().compactMap { index, time in
+            guard let time, let ahead = ForecastTime.hoursAhead(time, now: now),
+                let day = ForecastTime.localDay(time, offset: offset)
+            else { return nil }
+            return Step(index: index, time: time, ahead: ahead, day: day - today)
+        }
+    }
+
+    private static func value(_ series: Values?, at index: Int) -> Double? {
+        guard let values = series?.values, index < values.count else { return nil }
+        return values[index]
+    }
+
+    private func indices(at index: Int) -> AirQualityIndices {
+        AirQualityIndices(
+            european: Self.value(hourly?.european_aqi, at: index), epa: Self.value(hourly?.us_aqi, at: index))
+    }
+
+    private func pollen(_ plant: Plant, at index: Int) -> Double? {
+        // Grains per cubic metre is the API's only pollen unit; anything else is not trusted.
+        guard hourly_units?[plant.rawValue + "_pollen"].map({ $0 == "grains/m³" }) ?? true else { return nil }
+        return Self.value(hourly?[plant], at: index)
+    }
+
+    /// The largest value of each local day 0…`days` − 1, over the whole day as the answer holds
+    /// it (it starts at local midnight, so today's maximum includes the hours already past).
+    private func dailyMaxima(_ steps: [Step], days: Int) -> [DailyAirQuality] {
+        (0..<max(0, days)).compactMap { day in
+            let inDay = steps.filter { $0.day == day }
+            guard !inDay.isEmpty else { return nil }
+            let indices = inDay.map { self.indices(at: $0.index) }
+            var entry = DailyAirQuality(
+                daysAhead: day,
+                indicesMax: AirQualityIndices(
+                    european: DailyAggregate.maximum(indices.map(\.european)),
+                    epa: DailyAggregate.maximum(indices.map(\.epa))))
+            for plant in Plant.allCases {
+                entry.pollenMax[plant] = DailyAggregate.maximum(inDay.map { pollen(plant, at: $0.index) })
+            }
+            return entry
+        }
+    }
+
+    /// A concentration in its declared unit as g/m³; nil for a unit Cloudy does not know
+    /// (the API's is `μg/m³` with a Greek mu; the micro sign is accepted too).
+    static func gramsPerCubicMeter(_ value: Double, declared: String?) -> Double? {
+        switch declared {
+        case nil, "μg/m³", "µg/m³": return Pollutant.gramsPerCubicMeter(micrograms: value)
+        default: return nil
+        }
+    }
+}

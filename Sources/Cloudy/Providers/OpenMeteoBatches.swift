@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// What Open-Meteo's APIs (the forecast and the air quality) share: many places in one request
+/// (comma-separated coordinates; the answer is then a JSON array in request order), at most
+/// `placesPerRequest` per request, requests one after another (the free tier runs one request
+/// per client at a time and refuses more than a few in flight), each answer decoded while the
+/// next request is on the wire, and the API's counting: a place's weight for an answer or a
+/// timeout, one call for a request answered with an error.
+struct OpenMeteoBatches: Sendable {
+    let endpoint: UpstreamEndpoint
+    /// Keeps the URL near 3 KB and each answer a few hundred KB, far inside the API's limits.
+    let placesPerRequest: Int
+    /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
+    let apiKey: Secret?
+
+    /// One outcome per place, in order. `url` builds a batch's request, `weight` is what one
+    /// place costs, and `decode` reads a 200 for its batch's places.
+    func fetch<Report: Sendable>(
+        _ places: [Place], logger: Logger, weight: Double, url: ([Place]) -> String,
+        decode: @escaping @Sendable ([UInt8], [Place]) -> [Result<Report, WeatherFetchError>]
+    ) -> [Result<Report, WeatherFetchError>] {
+        let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
+            Array(places[$0..<min($0 + placesPerRequest, places.count)])
+        }
+        let outcomes = NIOLockedValueBox([[Result<Report, WeatherFetchError>]](repeating: [], count: batches.count))
+        let decoding = DispatchQueue(label: "cloudy.\(endpoint.name).decode")
+        let decoded = DispatchGroup()
+        requests: for (index, batch) in batches.enumerated() {
+            switch request(url(batch), places: batch.count, weight: weight, logger: logger) {
+            case .success(let response):
+                decoding.async(group: decoded) {
+                    let results = decode(response.body, batch)
+                    // A 200 that decodes for no place at all is counted as a decode failure.
+                    let any = results.contains { if case .success = $0 { return true } else { return false } }
+                    endpoint.recorder.recordUpstream(provider: endpoint.name, code: any ? "200" : "decode")
+                    outcomes.withLockedValue { $0[index] = results.map { $0.mapError(scrubbed) } }
+                }
+            case .failure(let error):
+                outcomes.withLockedValue { $0[index] = Array(repeating: .failure(error), count: batch.count) }
+                // A rate limit covers every request: the rest of this refresh waits too.
+                guard error.isRateLimit else { continue }
+                let skipped = error.notAsked(
+                    "\(endpoint.name): not asked: the provider asked to wait (\(error.message))")
+                outcomes.withLockedValue {
+                    for later in batches.indices where later > index {
+                        $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
+                    }
+                }
+                break requests
+            }
+        }
+        decoded.wait()
+        return outcomes.withLockedValue { $0.flatMap { $0 } }
+    }
+
+    /// One request: a 200 to decode, or the error every place of the batch reports.
+    private func request(_ url: String, places: Int, weight: Double, logger: Logger)
+        -> Result<HTTPResponse, WeatherFetchError>
+    {
+        var request = endpoint.request(url)
+        request.followRedirects = apiKey == nil
+        logger.debug("\(endpoint.name) request", metadata: ["places": "\(places)"])
+        let outcome = endpoint.client.fetch(request)
+        // A 200, or no answer (a timeout: the server may have done the work), costs the weight
+        // of every place asked; Open-Meteo counts a request it answered with an error as one call.
+        var failure: WeatherFetchError
+        switch outcome {
+        case .success(let response) where response.status == 200:
+            endpoint.recordCalls(Double(places) * weight, for: outcome)
+            return .success(response)
+        case .failure(let error):
+            endpoint.recordCalls(Double(places) * weight, for: outcome)
+            endpoint.recorder.recordUpstream(provider: endpoint.name, code: error.kind.rawValue)
+            failure = .unanswered(endpoint.name, error)
+        case .success(let response):
+            endpoint.recordCalls(1, for: outcome)
+            endpoint.recorder.recordUpstream(provider: endpoint.name, code: String(response.status))
+            failure = refusal(response)
+            failure.calls = 1 / Double(places)
+        }
+        return .failure(scrubbed(failure))
+    }
+
+    /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.
+    func refusal(_ response: HTTPResponse) -> WeatherFetchError {
+        WeatherAPI.refusal(response, from: endpoint.name, explainedBy: .reason, now: endpoint.clock.now())
+    }
+
+    /// An error message with the API key (if any) blanked out.
+    func scrubbed(_ error: WeatherFetchError) -> WeatherFetchError {
+        guard let apiKey else { return error }
+        var scrubbed = error
+        scrubbed.message = apiKey.scrub(error.message)
+        return scrubbed
+    }
+
+    /// The query's places: `latitude=…&longitude=…&timezone=…`, each a comma-separated list in
+    /// the places' order (`timezone=auto` when no place names its own).
+    static func placesQuery(_ places: [Place]) -> [String] {
+        let zones = places.map { $0.timezone ?? "auto" }
+        return [
+            "latitude=" + places.map { WeatherAPI.coordinate($0.latitude) }.joined(separator: ","),
+            "longitude=" + places.map { WeatherAPI.coordinate($0.longitude) }.joined(separator: ","),
+            "timezone=" + (Set(zones) == ["auto"] ? "auto" : zones.joined(separator: ",")),
+        ]
+    }
+
+    /// An answer for `count` places split into its entries: an object for one place, an array in
+    /// request order for several. Each entry decodes on its own, so a bad one spoils only its
+    /// place; an array of the wrong length fails the whole batch, since entries can no longer
+    /// be matched to places. `source` starts every message.
+    static func entries<Entry: Decodable>(
+        _ body: [UInt8], count: Int, as type: Entry.Type, source: String
+    ) -> [Result<Entry, WeatherFetchError>] {
+        func failAll(_ message: String) -> [Result<Entry, WeatherFetchError>] {
+            Array(repeating: .failure(WeatherFetchError("\(source): " + message)), count: count)
+        }
+        guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
+            return failAll("empty answer")
+        }
+        let decoder = JSONDecoder()
+        decoder.userInfo[sourceKey] = source
+        let data = Data(body)
+        let entries: [Result<Entry, WeatherFetchError>]
+        do {
+            switch first {
+            case UInt8(ascii: "["):
+                entries = try decoder.decode([OneEntry<Entry>].self, from: data).map(\.result)
+            case UInt8(ascii: "{"):
+                entries = [try decoder.decode(OneEntry<Entry>.self, from: data).result]
+            default:
+                return failAll("answer is not JSON (starts with \(String(UnicodeScalar(first)).debugDescription))")
+            }
+        } catch {
+            return failAll("answer is not valid JSON: \(WeatherAPI.describe(error))")
+        }
+        guard entries.count == count else {
+            return failAll("answer has \(entries.count) entries for \(count) places")
+        }
+        return entries
+    }
+
+    private static let sourceKey = CodingUserInfoKey(rawValue: "cloudy.source")!
+
+    /// One element of a several-place answer, decoded on its own so a bad one spoils only its place.
+    private struct OneEntry<Entry: Decodable>: Decodable {
+        let result: Result<Entry, WeatherFetchError>
+        init(from decoder: Decoder) throws {
+            do {
+                result = .success(try Entry(from: decoder))
+            } catch {
+                let source = decoder.userInfo[OpenMeteoBatches.sourceKey] as? String ?? "open-meteo"
+                result = .failure(WeatherFetchError("\(source): bad entry: \(WeatherAPI.describe(error))"))
+            }
+        }
+    }
+}

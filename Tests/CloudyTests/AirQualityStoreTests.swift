@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// Air quality in the store and on the page: kept apart from the weather, so a failing
+/// air-quality API changes `weather_air_quality_up` and nothing the weather shows.
+final class AirQualityStoreTests: XCTestCase {
+    let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+
+    func store(airQuality: AirQualitySettings?) -> WeatherStore {
+        var config = Config(places: [berlin])
+        config.airQuality = airQuality
+        return WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
+            processMetrics: { MetricFamilies() })
+    }
+
+    func page(_ store: WeatherStore) -> [String: Double] {
+        Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
+    }
+
+    func weather() throws -> WeatherSnapshot {
+        try OpenMeteoProvider.decode(
+            TestPaths.fixtureBytes("open-meteo-forecast.json"), places: [berlin], forecast: ForecastSettings()
+        )[0].get()
+    }
+
+    func air() throws -> AirQualityReport {
+        try OpenMeteoAirQuality.decode(
+            TestPaths.fixtureBytes("open-meteo-air-quality.json"), places: [berlin], forecast: ForecastSettings()
+        )[0].get()
+    }
+
+    func testAFailingAirQualityAskLeavesTheWeatherAsItWas() throws {
+        let store = store(airQuality: AirQualitySettings())
+        store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
+        store.render(now: 100)
+        let before = page(store)
+        XCTAssertEqual(before[#"weather_air_quality_up{location="Berlin"}"#], 1)
+        XCTAssertEqual(
+            before[#"weather_air_ozone_grams_per_cubic_meter{location="Berlin"}"#] ?? .nan, 118e-6, accuracy: 1e-15)
+        XCTAssertEqual(before[#"weather_pollen_grains_per_cubic_meter{location="Berlin",plant="grass"}"#], 35.2)
+
+        store.recordAirQuality(
+            [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo-air-quality: HTTP 503")))],
+            at: 700)
+        store.render(now: 700)
+        let after = page(store)
+        XCTAssertEqual(after[#"weather_air_quality_up{location="Berlin"}"#], 0)
+        let weatherSeries = before.filter { $0.key.hasPrefix("weather_") && !Self.isAirQuality($0.key) }
+        XCTAssertFalse(weatherSeries.isEmpty)
+        for (series, value) in weatherSeries { XCTAssertEqual(after[series], value, series) }
+        XCTAssertEqual(
+            after[#"weather_air_quality_european_index{location="Berlin"}"#], 58,
+            "the last good report stays until stale_after")
+        XCTAssertFalse(store.rendered.readiness.answer.contains("air-quality"), "readiness is the weather's")
+    }
+
+    func testWithoutTheBlockNoAirQualityFamilyIsOnThePage() throws {
+        let store = store(airQuality: nil)
+        store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
+        store.render(now: 100)
+        XCTAssertFalse(page(store).keys.contains(where: Self.isAirQuality))
+    }
+
+    func testANeverAskedPlaceIsDownAndAStaleReportLeavesThePage() throws {
+        let store = store(airQuality: AirQualitySettings())
+        store.render(now: 0)
+        XCTAssertEqual(page(store)[#"weather_air_quality_up{location="Berlin"}"#], 0)
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
+        store.render(now: 100 + 1800)
+        XCTAssertEqual(page(store)[#"weather_air_quality_european_index{location="Berlin"}"#], 58)
+        store.render(now: 100 + 1801)
+        XCTAssertNil(page(store)[#"weather_air_quality_european_index{location="Berlin"}"#])
+        XCTAssertEqual(page(store)[#"weather_air_quality_up{location="Berlin"}"#], 1)
+    }
+
+    static func isAirQuality(_ series: String) -> Bool {
+        [
+            "weather_air_", "weather_pollen_", "weather_forecast_hourly_air_", "weather_forecast_daily_air_",
+            "weather_forecast_daily_pollen_",
+        ].contains { series.hasPrefix($0) }
+    }
+}
