@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Local fake of the weather APIs Cloudy talks to, for its tests and benchmarks: the Open-Meteo
 forecast and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour forecast) and
-One Call 3.0, and MET Norway Locationforecast 2.0 compact, all on one port.
+One Call 3.0, MET Norway Locationforecast 2.0 compact, and the warnings of NWS, MET Norway
+(MetAlerts 2.0) and DWD (through Bright Sky), all on one port.
 
 Usage:
     python3 Tests/Fakes/fake_weather.py [--host 127.0.0.1] [--port 0] [--latency-ms 0]
@@ -30,6 +31,10 @@ per API:
     geocoding.py       GET /v1/search
     openweathermap.py  GET /data/2.5/weather, GET /data/2.5/forecast, GET /data/3.0/onecall
     met_norway.py      GET /weatherapi/locationforecast/2.0/compact
+    nws_alerts.py      GET /alerts/active (NWS warnings)
+    met_alerts.py      GET /weatherapi/metalerts/2.0/current.json (MET Norway warnings)
+    brightsky.py       GET /alerts (DWD warnings through Bright Sky)
+    warning_alerts.py  the warning services' active alerts, POST /-/warnings
     control.py         the control API under /-/ (reset, latency, override, owm, met,
                        geocoding, requests)
     faults.py          POST /-/fault and its modes

@@ -18,6 +18,10 @@ OTHER_FIXTURES = {
     "met": "met-no-compact.json",
     "geocoding": "open-meteo-geocoding.json",
     "geocoding_empty": "open-meteo-geocoding-empty.json",
+    "nws": "nws-alerts-active.json",
+    "met_alerts": "met-norway-metalerts.json",
+    "brightsky": "brightsky-alerts.json",
+    "brightsky_outside": "brightsky-alerts-outside-germany.json",
 }
 DEFAULT_FIXTURES = Path(__file__).absolute().parents[2] / "CloudyTests" / "Fixtures"  # Tests/Fakes/weather_apis/
 
@@ -65,5 +69,7 @@ class Fixtures:
             self.met_document = copy.deepcopy(self.met)
             self.met_document["properties"]["timeseries"] = met_timeseries()
             self.met["geometry"]["coordinates"][2]
+            self.warning_alerts = {"nws": self.nws["features"], "met-norway": self.met_alerts["features"],
+                                   "dwd": self.brightsky["alerts"]}
         except (KeyError, IndexError, TypeError) as error:
             sys.exit(f"fake_weather: a provider fixture lacks what the fake needs: {error!r}")
