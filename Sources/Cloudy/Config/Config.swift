@@ -13,6 +13,8 @@ public struct Config: Sendable, Equatable {
     /// `provider.quota`: the quota stated in the config, if any, and whether shards share it.
     /// Kept apart from `provider` so that changing it on reload keeps the provider's caches.
     public var quota = QuotaSettings()
+    /// `warnings:`: the official warnings' sources and schedule.
+    public var warnings = WarningSettings()
 
     public init(
         provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
@@ -66,9 +68,12 @@ public struct ProviderSettings: Sendable, Equatable {
 
     /// Whether `url` is the provider's own public host (`ProviderName.defaultURL`), by http or
     /// https, with or without a path: where its free tier and fair-use rules apply.
-    public var isPublicHost: Bool {
-        let url = self.url.lowercased()
-        let host = name.defaultURL.dropFirst("https://".count)
+    public var isPublicHost: Bool { Self.isPublicHost(url, of: name.defaultURL) }
+
+    /// Whether `url` is `defaultURL`'s host, by http or https, with or without a path.
+    static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {
+        let url = url.lowercased()
+        let host = defaultURL.dropFirst("https://".count)
         return ["https://", "http://"].contains { url == $0 + host || url.hasPrefix($0 + host + "/") }
     }
 }

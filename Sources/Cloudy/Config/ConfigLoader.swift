@@ -4,7 +4,9 @@ import Yams
 /// Reads `cloudy.yml` into a `Config`, strictly: unknown keys, wrong types, bad durations and
 /// out-of-range values are errors that name the field and its line, never silence.
 public enum ConfigLoader {
-    static let topLevelKeys = ["provider", "geocoding", "refresh", "units", "forecast", "locations", "shard"]
+    static let topLevelKeys = [
+        "provider", "geocoding", "refresh", "units", "forecast", "locations", "shard", "warnings",
+    ]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -77,6 +79,7 @@ public enum ConfigLoader {
             if let hours = try forecast.int("hours", in: 0...383) { config.forecast.hours = hours }
         }
         config.places = try places(document, units: config.units)
+        try readWarnings(document, into: &config)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {
                 throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
@@ -98,9 +101,7 @@ public enum ConfigLoader {
         case .openWeatherMap where provider.apiKey == nil:
             throw error("api_key_file", "openweathermap needs an API key: give api_key_file or set CLOUDY_API_KEY")
         case .metNorway:
-            guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }),
-                agent.contains("/") || agent.contains(" ")
-            else {
+            guard identifiesOperator(provider.userAgent) else {
                 throw error(
                     "user_agent",
                     "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
@@ -108,6 +109,13 @@ public enum ConfigLoader {
         default:
             break
         }
+    }
+
+    /// Whether `agent` names the software and a way to reach its operator, as MET Norway's
+    /// terms ask: a contact (an `@` or a domain's dot) beside a product token or a second word.
+    static func identifiesOperator(_ agent: String?) -> Bool {
+        guard let agent else { return false }
+        return agent.contains(where: { $0 == "@" || $0 == "." }) && (agent.contains("/") || agent.contains(" "))
     }
 
     /// `provider.quota`: `unlimited`, or a mapping of `per_minute`, `per_hour`, `per_day`,
@@ -156,7 +164,9 @@ public enum ConfigLoader {
         var seen: [String: Int] = [:]
         for (index, node) in list.items.enumerated() {
             let entry = try YAMLMapping(node, path: "locations[\(index)]", file: document.file)
-            try entry.rejectUnknownKeys(["name", "latitude", "longitude", "timezone", "units", "city", "country"])
+            try entry.rejectUnknownKeys([
+                "name", "latitude", "longitude", "timezone", "units", "city", "country", "warnings",
+            ])
             guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
             if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }
             if let first = seen[name] {

@@ -14,6 +14,9 @@ public struct Place: Sendable, Equatable {
     public var city: CitySearch?
     /// False only for a `city:` place whose coordinates are not known yet.
     public var isLocated: Bool
+    /// `warnings:` of the place: the warning sources it asks whatever its area (`[]`: none);
+    /// nil to let its coordinates decide (`WarningSettings.sources(for:)`).
+    public var warningSources: [WarningSourceName]?
 
     public init(
         name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init()
