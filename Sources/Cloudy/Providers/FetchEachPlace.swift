@@ -1,15 +1,15 @@
 import Dispatch
 import NIOConcurrencyHelpers
 
-/// For providers that take one place per request: runs `fetch` for every place on Dispatch's
+/// For providers and warning sources that take one place per request: runs `fetch` for every place on Dispatch's
 /// global queue with at most `maxInFlight` requests at once, and returns the outcomes in the
 /// order of `places`. Blocks the calling (refresh) thread until all are done. After a refusal
 /// for the provider's rate limit or quota (`isRateLimit`), places not started yet are not asked.
-func fetchEachPlace(
+func fetchEachPlace<Value: Sendable>(
     _ places: [Place], maxInFlight: Int,
-    _ fetch: @escaping @Sendable (Place) -> Result<WeatherSnapshot, WeatherFetchError>
-) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-    let results = NIOLockedValueBox([Result<WeatherSnapshot, WeatherFetchError>?](repeating: nil, count: places.count))
+    _ fetch: @escaping @Sendable (Place) -> Result<Value, WeatherFetchError>
+) -> [Result<Value, WeatherFetchError>] {
+    let results = NIOLockedValueBox([Result<Value, WeatherFetchError>?](repeating: nil, count: places.count))
     let slots = DispatchSemaphore(value: max(1, maxInFlight))
     let group = DispatchGroup()
     let refused = NIOLockedValueBox<WeatherFetchError?>(nil)
