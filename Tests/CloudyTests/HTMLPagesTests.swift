@@ -40,28 +40,36 @@ final class HTMLPagesTests: XCTestCase {
         statuses += places.dropFirst(4).map {
             PlaceStatus(place: $0, snapshot: PlaceSnapshots.sparse, lastSuccess: now - 60, lastAttempt: now - 60)
         }
-        let config = Config(
+        var config = Config(
             refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800),
             forecast: ForecastSettings(days: 3, hours: 2), places: places)
+        config.warnings = WarningFixtures.allSources
         return (config, statuses)
     }
 
-    func render() -> HTMLPages {
+    /// Berlin under DWD's wind gusts (12h), Oslo under MET Norway's two warnings.
+    func render() throws -> HTMLPages {
         let (config, statuses) = fixedState()
+        let board = try WarningFixtures.board([("Berlin", .dwd), ("Oslo", .metNorway)], at: Self.now - 60)
+        let warnings = statuses.map {
+            PlaceWarnings(
+                status: $0, settings: config.warnings, provider: config.provider.name, board: board, now: Self.now,
+                staleAfter: config.refresh.staleAfter)
+        }
         return HTMLPages(
-            config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
-        )
+            config: config, statuses: statuses, warnings: warnings, readiness: Readiness(statuses),
+            telemetryPath: "/metrics", now: Self.now)
     }
 
     func testLandingAndPlacePagesMatchTheGoldenFiles() throws {
-        let pages = render()
+        let pages = try render()
         try compare(pages.landing, golden: "landing.html")
         try compare(XCTUnwrap(pages.places["Berlin"]), golden: "place-berlin.html")
         try compare(XCTUnwrap(pages.places["Lima"]), golden: "place-lima-stale.html")
     }
 
     func testHostileNamesAreEscapedInTextAndLinks() throws {
-        let pages = render()
+        let pages = try render()
         let landing = String(buffer: pages.landing)
         XCTAssertFalse(landing.contains("<script>"), "a name is text, never markup")
         XCTAssertTrue(landing.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -79,8 +87,8 @@ final class HTMLPagesTests: XCTestCase {
         }
     }
 
-    func testEveryPageIsSelfContainedWithoutScript() {
-        let pages = render()
+    func testEveryPageIsSelfContainedWithoutScript() throws {
+        let pages = try render()
         for page in [pages.landing, pages.notFound] + pages.places.names.compactMap({ pages.places[$0] }) {
             let html = String(buffer: page)
             XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))

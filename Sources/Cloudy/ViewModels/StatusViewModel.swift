@@ -23,6 +23,8 @@ public struct StatusViewModel: Sendable {
     public let stateDetail: String?
     /// The current weather, or nil when there is none to show (waiting, stale, or none sent).
     public let weather: Weather?
+    /// The warnings in force, when there are any (set by the page that shows them).
+    public var warnings: WarningsViewModel?
 
     /// What the card shows of the current weather.
     public struct Weather: Sendable, Equatable {

@@ -58,6 +58,18 @@ enum Stylesheet {
             tbody tr:last-child th,tbody tr:last-child td{border-bottom:0}
             .week .condition{margin-left:.3rem}
             .empty{color:var(--muted)}
+            .warning-mark{margin:.2rem 0 .5rem;padding:.2rem .5rem;border-left:.3rem solid var(--sev);\
+            overflow-wrap:anywhere}
+            .warning{background:var(--card);border:1px solid var(--line);border-left:.4rem solid var(--sev);\
+            border-radius:.6rem;padding:.6rem 1rem;margin:0 0 1rem;overflow-wrap:anywhere}
+            .warning h3{margin:.2rem 0;font-size:1.05rem}
+            .warning .badge{color:var(--sev)}
+            .warning .description,.warning .instruction{white-space:pre-line}
+            .warning-extreme{--sev:#8b0000}
+            .warning-severe{--sev:#d4380d}
+            .warning-moderate{--sev:#d48806}
+            .warning-minor{--sev:#1677c5}
+            .warning-unknown{--sev:var(--muted)}
             @media (max-width:40rem){main{padding:.7rem}.masthead nav{margin-left:0}.week .condition{display:none}}
 
             """)

@@ -54,6 +54,7 @@ extension HTMLPages.HourTable: TemplateContext {
 extension StatusViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "name": \.name, "link": \.link, "state": \.state.rawValue, "stateDetail": \.stateDetail, "weather": \.weather,
+        "warnings": \.warnings,
     ]
 }
 
@@ -91,5 +92,18 @@ extension WeekViewModel.Day: TemplateContext {
         "name": \.name, "icon": \.icon, "condition": \.condition, "low": \.low, "high": \.high,
         "precipitation": \.precipitation, "precipitationProbability": \.precipitationProbability, "wind": \.wind,
         "gusts": \.gusts, "uvIndex": \.uvIndex, "sunrise": \.sunrise, "sunset": \.sunset,
+    ]
+}
+
+extension WarningsViewModel: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "severity": \.severity, "summary": \.summary, "items": \.items,
+    ]
+}
+
+extension WarningsViewModel.Item: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "event": \.event, "severity": \.severity, "headline": \.headline, "onset": \.onset, "expires": \.expires,
+        "description": \.description, "instruction": \.instruction, "issuer": \.issuer,
     ]
 }
