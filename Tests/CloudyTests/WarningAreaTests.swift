@@ -58,4 +58,20 @@ final class WarningAreaTests: XCTestCase {
             WarningSettings().sources(for: Place(name: "NY", latitude: 40.7, longitude: -74)).count, 0,
             "no sources configured: nothing asked")
     }
+
+    /// `warnings.interval` below a minute is raised (and logged) only against a public host.
+    func testTheIntervalHasAFairUseFloorOnPublicHostsOnly() throws {
+        var config = Config(places: [Place(name: "NY", latitude: 40.7, longitude: -74)])
+        config.refresh.interval = 600
+        config.warnings = WarningSettings(interval: 5, sources: [WarningSourceSettings(name: .nws)])
+        let log = RecordedLog()
+        XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: log.logger).warnings.interval, 60)
+        let raised = log.entries(containing: "warnings.interval raised")
+        XCTAssertEqual(raised.first?.metadata["configured"], "5s")
+        XCTAssertEqual(raised.first?.metadata["source"], "nws")
+        config.warnings.sources = [WarningSourceSettings(name: .nws, url: "http://127.0.0.1:9")]
+        XCTAssertEqual(
+            try FairUse.clampInterval(config, file: nil, logger: log.logger).warnings.interval, 5,
+            "a mirror or a test fake as written")
+    }
 }

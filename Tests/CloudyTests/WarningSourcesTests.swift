@@ -22,13 +22,7 @@ final class WarningSourcesTests: XCTestCase {
     let gottingen = Place(name: "Göttingen", latitude: 51.55, longitude: 9.9)
 
     override func setUpWithError() throws {
-        let asked = self.asked
-        let reply = self.reply
-        server = try ScriptedHTTPServer { head in
-            asked.withLockedValue { $0.append(head) }
-            let (status, headers, body) = reply.withLockedValue { $0 }
-            return .respond(status: status, headers: headers, body: body)
-        }
+        server = try ScriptedHTTPServer(answering: reply, recordingInto: asked)
     }
 
     override func tearDown() {
