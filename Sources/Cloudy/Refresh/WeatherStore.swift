@@ -13,7 +13,7 @@ public final class WeatherStore: Sendable {
         var quietPeriod: QuietPeriod?
         /// The warning sources' last lists (`WeatherStore+Warnings`).
         var warnings = WarningBoard()
-        /// Counts the changes to `config`, `statuses` and `quietPeriod`.
+        /// Counts the changes to `config`, `statuses`, `quietPeriod` and `warnings`.
         var generation = 0
         /// The `generation` `rendered` was built from.
         var renderedGeneration = 0
