@@ -122,8 +122,9 @@ final class WarningSourcesTests: XCTestCase {
         let store = WeatherStore(
             config: config, telemetry: telemetry, telemetryPath: "/metrics", now: clock.now(),
             processMetrics: { MetricFamilies() })
-        XCTAssertEqual(store.warningPlaces(for: .nws).map(\.name), ["New York"])
-        XCTAssertEqual(store.warningPlaces(for: .dwd).map(\.name), [])
+        XCTAssertEqual(store.warningSchedule(for: .nws).places.map(\.name), ["New York"])
+        XCTAssertEqual(store.warningSchedule(for: .nws).interval, 300)
+        XCTAssertEqual(store.warningSchedule(for: .dwd).places.map(\.name), [])
         let places = [newYork, Place(name: "Chicago", latitude: 41.88, longitude: -87.63)]
         let outcomes = NWSWarnings(upstream).fetch(places, logger: log.logger)
         XCTAssertEqual(outcomes.count, 2)

@@ -15,13 +15,12 @@ extension WeatherStore {
         }
     }
 
-    /// The places each source is to be asked for now, located (a `city:` place with the
-    /// coordinates the geocoder found; one not found yet asks nothing).
-    public func warningPlaces(for source: WarningSourceName) -> [Place] {
+    /// How the feed of `source` spends now: the places that ask it, located (a `city:` place with
+    /// the coordinates the geocoder found; one not found yet asks nothing), every
+    /// `warnings.interval`.
+    public func warningSchedule(for source: WarningSourceName) -> FeedSchedule {
         state.withLockedValue { state in
-            state.statuses.map(\.locatedPlace).filter { place in
-                state.config.warnings.sources(for: place).contains { $0.name == source }
-            }
+            state.config.warnings.schedule(source, places: state.statuses.map(\.locatedPlace))
         }
     }
 

@@ -1,17 +1,19 @@
 import Logging
 
 /// A national weather service asked for the official warnings in force at places, one place
-/// per request. Shaped like `WeatherProvider.fetch` so the same scheduler drives both: blocks
-/// the calling (Dispatch) thread and returns one outcome per place, in the order of `places`.
-/// An answer that says the point lies outside the service's area is a success with no warnings.
-public protocol WarningSource: Sendable {
+/// per request: a `FeedSource` that the same `Feed` as the weather drives (its timer, back-off,
+/// `Retry-After`, stale re-render), recording into a `WarningRecorder`. An answer that says the
+/// point lies outside the service's area is a success with no warnings.
+public protocol WarningSource: FeedSource where Report == [WeatherWarning] {
     var name: WarningSourceName { get }
-    func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>]
 }
 
 extension WarningSource {
     /// `source` as a label value.
     var label: String { name.rawValue }
+
+    /// Its requests are counted under its own name (`nws`, `met-norway`, `dwd`).
+    public var providerLabel: String { name.rawValue }
 
     /// One GET through `upstream`, counted in `cloudy_exporter_upstream_requests_total` under the
     /// source's name. None of the services has a quota to count calls against. The client sends
@@ -38,12 +40,12 @@ extension WarningSource {
     }
 }
 
-/// Makes every source from `warnings.sources`.
+/// Makes every source from `warnings.sources`, each with its base URL and the refresh timeout.
 public enum WarningSources {
     public static func make(
         _ settings: WarningSettings, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
         clock: ExporterClock, logger: Logger
-    ) -> [WarningSource] {
+    ) -> [any WarningSource] {
         settings.sources.map { source in
             let upstream = Upstream(
                 baseURL: source.url, timeout: timeout, client: client, recorder: recorder, clock: clock)
