@@ -65,7 +65,7 @@ final class WarningPagesTests: XCTestCase {
     /// Quotes, backslashes, newlines, markup and 5,000 characters in every text a source sends.
     func testAHostileWarningBreaksNothing() throws {
         let hostile =
-            "\"quoted\" \\back\\slash\nnew line\r\n<script>alert(1)</script> & \u{7}bell "
+            "\"quoted\" \\back\\slash\nnew line\r\n<script>alert(1)</script> & \u{7}bell\ttab "
             + String(repeating: "long ", count: 1000)
         var board = WarningBoard()
         let warning = WeatherWarning(
@@ -80,6 +80,7 @@ final class WarningPagesTests: XCTestCase {
         let value = info[headline...].dropLast(#"" 1"#.count)
         XCTAssertTrue(value.hasPrefix(#"\"quoted\" \\back\\slash new line <script>"#), String(value.prefix(80)))
         XCTAssertFalse(value.contains("\u{7}"), "control characters dropped")
+        XCTAssertTrue(value.contains("& bell tab long"), "a tab is white space like any other")
         XCTAssertEqual(WarningFamilies.label(hostile).count, 200, "at most 200 characters")
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text.utf8))
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
@@ -112,7 +113,7 @@ final class WarningPagesTests: XCTestCase {
         let carried = WeatherWarning(
             id: "owm-1", source: "openweathermap", event: "Wind", severity: .unknown, onset: now - 600,
             expires: now + 600)
-        let snapshot = WeatherSnapshot(current: CurrentConditions(), warnings: [carried])
+        let snapshot = WeatherSnapshot(current: CurrentConditions(), warnings: [carried, carried])
         let status = PlaceStatus(place: brussels, snapshot: snapshot, lastSuccess: now - 60, lastAttempt: now - 60)
         let render = { (at: Double) in
             String(
@@ -123,6 +124,7 @@ final class WarningPagesTests: XCTestCase {
         }
         let lines = warningLines(render(now))
         XCTAssertTrue(lines.contains(#"weather_warnings_up{location="Brussels",source="openweathermap"} 1"#))
+        XCTAssertEqual(lines.filter { $0.hasPrefix("weather_warning_info") }.count, 1, "listed twice, one series")
         XCTAssertTrue(
             lines.contains {
                 $0.hasPrefix(#"weather_warning_info{location="Brussels",source="openweathermap",id="owm-1""#)

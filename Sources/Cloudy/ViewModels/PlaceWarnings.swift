@@ -22,7 +22,11 @@ public struct PlaceWarnings: Sendable {
         if status.snapshot?.warnings != nil {
             carried = (provider.rawValue, status.isUp)
             let fresh = status.freshSnapshot(now: now, staleAfter: staleAfter)?.warnings ?? []
-            inForce += fresh.filter { warning in warning.expires.map { now < $0 } ?? true }
+            // One series per id, even if the provider lists an alert twice.
+            var seen = Set<String>()
+            inForce += fresh.filter { warning in
+                (warning.expires.map { now < $0 } ?? true) && seen.insert(warning.id).inserted
+            }
             inForce.sort(by: WarningBoard.listedBefore)
         } else {
             carried = nil

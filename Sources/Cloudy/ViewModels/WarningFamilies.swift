@@ -55,7 +55,8 @@ enum WarningFamilies {
     /// A source's text as a label value: on one line, runs of white space as one space, at most
     /// `maxLabelLength` characters (cut with an ellipsis). The writer escapes the rest.
     static func label(_ text: String) -> String {
-        let printable = String(String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) || $0 == "\n" }))
+        let printable = String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) || $0.properties.isWhitespace }))
         let words = printable.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
         guard words.count > maxLabelLength else { return words }
         return String(words.prefix(maxLabelLength - 1)) + "…"
