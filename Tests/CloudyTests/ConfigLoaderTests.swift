@@ -19,7 +19,17 @@ final class ConfigLoaderTests: XCTestCase {
             UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour], time: .h12))
         XCTAssertEqual(config.forecast, ForecastSettings(days: 3, hours: 12))
         XCTAssertEqual(config.shard, .all)
-        XCTAssertEqual(config.places.map(\.name), ["Brussels", "Springfield"])
+        XCTAssertEqual(config.places.map(\.name), ["Brussels", "Springfield", "Aachen"])
+        XCTAssertEqual(
+            config.warnings,
+            WarningSettings(
+                interval: 120,
+                sources: [
+                    WarningSourceSettings(name: .nws, url: "http://127.0.0.1:8082"), WarningSourceSettings(name: .dwd),
+                ]
+            ))
+        XCTAssertEqual(config.warnings.sources[1].url, "https://api.brightsky.dev", "the default public URL")
+        XCTAssertEqual(config.places.map(\.warningSources), [nil, [.nws], []])
         XCTAssertEqual(config.places[0].units, config.units, "a place without override gets the global units")
         XCTAssertEqual(config.places[1].latitude, 39.80172)
         XCTAssertEqual(config.places[1].timezone, "America/Chicago")

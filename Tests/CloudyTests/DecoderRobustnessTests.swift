@@ -184,4 +184,38 @@ final class DecoderRobustnessTests: XCTestCase {
             check(Array(nestedCurrent.utf8), places: [places[0]])
         }
     }
+
+    /// The three warning services' answers, damaged: a clean error or warnings that render on
+    /// the page and the place's HTML view.
+    func testMutatedWarningAnswersNeverCrash() throws {
+        var place = places[0]
+        place.warningSources = [.nws]  // every answer is recorded as this source's
+        var rendered = 0
+        for (fixture, seed) in [
+            ("nws-alerts-active.json", UInt64(21)), ("met-norway-metalerts.json", 22), ("brightsky-alerts.json", 23),
+        ] {
+            let source = try TestPaths.fixtureBytes(fixture)
+            for (round, body) in mutations(of: source, rounds: 700, seed: seed).enumerated() {
+                let outcome: Result<[WeatherWarning], WeatherFetchError>
+                switch seed {
+                case 21: outcome = WeatherAPI.decode(NWSAlerts.self, from: body, as: "nws").map(\.warnings)
+                case 22: outcome = WeatherAPI.decode(METAlerts.self, from: body, as: "met").map(\.warnings)
+                default: outcome = WeatherAPI.decode(BrightSkyAlerts.self, from: body, as: "dwd").map(\.warnings)
+                }
+                guard round % 10 == 0, case .success = outcome else { continue }
+                var board = WarningBoard()
+                board.record(place: place.name, source: "nws", outcome, at: 1_781_524_800)
+                let status = PlaceStatus(place: place, lastAttempt: 1_781_524_800)
+                let warnings = PlaceWarnings(
+                    status: status, settings: WarningSettings(sources: [WarningSourceSettings(name: .nws)]),
+                    provider: .openMeteo, board: board, now: 1_781_524_860, staleAfter: 1800)
+                var page = MetricFamilies()
+                WarningFamilies.addSamples(warnings, board: board, to: &page)
+                XCTAssertEqual(page.families.first { $0.descriptor.name == "weather_warnings" }?.samples.count, 5)
+                _ = WarningsViewModel(warnings, status: status, notation: .h12)
+                rendered += 1
+            }
+        }
+        XCTAssertGreaterThan(rendered, 10, "some damaged answers still decode, and render")
+    }
 }

@@ -53,6 +53,10 @@ final class ExpositionGoldenTests: XCTestCase {
         telemetry.recordRefresh(seconds: 3)
         var config = Config(refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800), places: places)
         config.airQuality = AirQualitySettings()
+        // Berlin asks DWD and New York NWS; London and Nowhere are outside every area.
+        config.warnings = WarningSettings(sources: [
+            WarningSourceSettings(name: .nws), WarningSourceSettings(name: .dwd),
+        ])
         // Two Open-Meteo requests, one of them for three places at 2.9 calls each, and the plan
         // of the public host's free quota.
         telemetry.recordCalls(provider: "open-meteo", calls: 8.7)
@@ -64,7 +68,9 @@ final class ExpositionGoldenTests: XCTestCase {
     func render(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> RenderedMetrics {
         let (config, statuses, telemetry) = try fixedState(units: units)
         return RenderedPages(
-            config: config, statuses: statuses, telemetry: telemetry, telemetryPath: "/metrics",
+            config: config, statuses: statuses,
+            warnings: try WarningFixtures.board([("Berlin", .dwd), ("New York", .nws)], at: Self.fetchedAt),
+            telemetry: telemetry, telemetryPath: "/metrics",
             now: Self.fetchedAt + 60, processMetrics: ProcessMetrics.page
         ).metrics
     }

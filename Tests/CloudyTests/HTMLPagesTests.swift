@@ -54,6 +54,7 @@ final class HTMLPagesTests: XCTestCase {
             refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800),
             forecast: ForecastSettings(days: 3, hours: 2), places: places)
         config.airQuality = AirQualitySettings()
+        config.warnings = WarningFixtures.allSources
         return (config, statuses)
     }
 
@@ -63,7 +64,7 @@ final class HTMLPagesTests: XCTestCase {
         pollen: [.grass: 35.2, .birch: 0])
 
     func testThePlacePageShowsTheIndicesWithTheirBandsAndOnlyPollenThereIs() throws {
-        let pages = render()
+        let pages = try render()
         let berlin = String(buffer: try XCTUnwrap(pages.places["Berlin"]))
         XCTAssertTrue(berlin.contains(#"<dt>European AQI</dt><dd><span class="aqi aqi-eu-3">58</span> moderate</dd>"#))
         XCTAssertTrue(berlin.contains(#"<dt>US AQI (EPA)</dt><dd><span class="aqi aqi-us-2">63</span> moderate</dd>"#))
@@ -109,22 +110,29 @@ final class HTMLPagesTests: XCTestCase {
         XCTAssertFalse(String(buffer: pages.places["Berlin"]!).contains("Air quality"))
     }
 
-    func render() -> HTMLPages {
+    /// Berlin under DWD's wind gusts (12h), Oslo under MET Norway's two warnings.
+    func render() throws -> HTMLPages {
         let (config, statuses) = fixedState()
+        let board = try WarningFixtures.board([("Berlin", .dwd), ("Oslo", .metNorway)], at: Self.now - 60)
+        let warnings = statuses.map {
+            PlaceWarnings(
+                status: $0, settings: config.warnings, provider: config.provider.name, board: board, now: Self.now,
+                staleAfter: config.refresh.staleAfter)
+        }
         return HTMLPages(
-            config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
-        )
+            config: config, statuses: statuses, warnings: warnings, readiness: Readiness(statuses),
+            telemetryPath: "/metrics", now: Self.now)
     }
 
     func testLandingAndPlacePagesMatchTheGoldenFiles() throws {
-        let pages = render()
+        let pages = try render()
         try compare(pages.landing, golden: "landing.html")
         try compare(XCTUnwrap(pages.places["Berlin"]), golden: "place-berlin.html")
         try compare(XCTUnwrap(pages.places["Lima"]), golden: "place-lima-stale.html")
     }
 
     func testHostileNamesAreEscapedInTextAndLinks() throws {
-        let pages = render()
+        let pages = try render()
         let landing = String(buffer: pages.landing)
         XCTAssertFalse(landing.contains("<script>"), "a name is text, never markup")
         XCTAssertTrue(landing.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -142,8 +150,8 @@ final class HTMLPagesTests: XCTestCase {
         }
     }
 
-    func testEveryPageIsSelfContainedWithoutScript() {
-        let pages = render()
+    func testEveryPageIsSelfContainedWithoutScript() throws {
+        let pages = try render()
         for page in [pages.landing, pages.notFound] + pages.places.names.compactMap({ pages.places[$0] }) {
             let html = String(buffer: page)
             XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))

@@ -23,13 +23,7 @@ final class METNorwayCacheTests: XCTestCase {
 
     override func setUpWithError() throws {
         fixture = try TestPaths.fixtureBytes("met-no-compact.json")
-        let asked = self.asked
-        let reply = self.reply
-        server = try ScriptedHTTPServer { head in
-            asked.withLockedValue { $0.append(head) }
-            let (status, headers, body) = reply.withLockedValue { $0 }
-            return .respond(status: status, headers: headers, body: body)
-        }
+        server = try ScriptedHTTPServer(answering: reply, recordingInto: asked)
     }
 
     override func tearDown() {

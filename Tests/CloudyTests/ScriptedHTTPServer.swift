@@ -86,3 +86,18 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         }
     }
 }
+
+extension ScriptedHTTPServer {
+    /// Answers every request with what `reply` holds at that moment (status, headers, body) and
+    /// records each request's head in `asked`, oldest first.
+    convenience init(
+        answering reply: NIOLockedValueBox<(HTTPResponseStatus, [(String, String)], [UInt8])>,
+        recordingInto asked: NIOLockedValueBox<[HTTPRequestHead]>
+    ) throws {
+        try self.init { head in
+            asked.withLockedValue { $0.append(head) }
+            let (status, headers, body) = reply.withLockedValue { $0 }
+            return .respond(status: status, headers: headers, body: body)
+        }
+    }
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Local fake of the weather APIs Cloudy talks to, for its tests and benchmarks: the Open-Meteo
 forecast, air-quality and geocoding APIs, OpenWeatherMap 2.5 (current weather, 5-day/3-hour
-forecast, air pollution) and One Call 3.0, MET Norway Locationforecast 2.0 compact, and the Dark
-Sky API as Pirate Weather serves it, all on one port.
+forecast, air pollution) and One Call 3.0, MET Norway Locationforecast 2.0 compact, the Dark
+Sky API as Pirate Weather serves it, and the warnings of NWS, MET Norway (MetAlerts 2.0) and
+DWD (through Bright Sky), all on one port.
 
 Usage:
     python3 Tests/Fakes/fake_weather.py [--host 127.0.0.1] [--port 0] [--latency-ms 0]
@@ -37,6 +38,10 @@ per API:
                        GET /data/2.5/air_pollution
     met_norway.py      GET /weatherapi/locationforecast/2.0/compact
     dark_sky.py        GET /forecast/<key>/<lat>,<lon>
+    nws_alerts.py      GET /alerts/active (NWS warnings)
+    met_alerts.py      GET /weatherapi/metalerts/2.0/current.json (MET Norway warnings)
+    brightsky.py       GET /alerts (DWD warnings through Bright Sky)
+    warning_alerts.py  the warning services' active alerts, POST /-/warnings
     control.py         the control API under /-/ (reset, latency, override, owm, met, dark-sky,
                        geocoding, requests)
     faults.py          POST /-/fault and its modes

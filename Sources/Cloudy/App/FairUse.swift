@@ -39,7 +39,7 @@ public enum FairUse {
                     "provider": "\(config.provider.name.rawValue)",
                 ])
         }
-        return try fitQuota(clamped, file: file, logger: logger)
+        return try fitQuota(clampWarningsInterval(clamped, logger: logger), file: file, logger: logger)
     }
 
     /// Applies `refresh.over_quota` when the plan does not fit the quota in force.

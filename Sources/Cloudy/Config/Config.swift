@@ -17,6 +17,8 @@ public struct Config: Sendable, Equatable {
     public var alerts = AlertThresholds.builtIn
     /// `air_quality:`; nil when the config has none (nothing asked, no air-quality family).
     public var airQuality: AirQualitySettings?
+    /// `warnings:`: the official warnings' sources and schedule.
+    public var warnings = WarningSettings()
 
     public init(
         provider: ProviderSettings = .init(), geocodingURL: String = "https://geocoding-api.open-meteo.com",
@@ -73,9 +75,12 @@ public struct ProviderSettings: Sendable, Equatable {
 
     /// Whether `url` is the provider's own public host (`ProviderName.defaultURL`), by http or
     /// https, with or without a path: where its free tier and fair-use rules apply.
-    public var isPublicHost: Bool {
-        let url = self.url.lowercased()
-        let host = name.defaultURL.dropFirst("https://".count)
+    public var isPublicHost: Bool { Self.isPublicHost(url, of: name.defaultURL) }
+
+    /// Whether `url` is `defaultURL`'s host, by http or https, with or without a path.
+    static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {
+        let url = url.lowercased()
+        let host = defaultURL.dropFirst("https://".count)
         return ["https://", "http://"].contains { url == $0 + host || url.hasPrefix($0 + host + "/") }
     }
 }

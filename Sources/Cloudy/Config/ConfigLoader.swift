@@ -6,6 +6,7 @@ import Yams
 public enum ConfigLoader {
     static let topLevelKeys = [
         "provider", "geocoding", "refresh", "units", "forecast", "alerts", "locations", "shard", "air_quality",
+        "warnings",
     ]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
@@ -83,6 +84,7 @@ public enum ConfigLoader {
         }
         config.places = try places(document, units: config.units, alerts: config.alerts)
         config.airQuality = try airQualitySettings(document, apiKey: config.provider.apiKey)
+        try readWarnings(document, into: &config)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {
                 throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
@@ -105,9 +107,7 @@ public enum ConfigLoader {
             throw error(
                 "api_key_file", "\(provider.name.rawValue) needs an API key: give api_key_file or set CLOUDY_API_KEY")
         case .metNorway:
-            guard let agent = provider.userAgent, agent.contains(where: { $0 == "@" || $0 == "." }),
-                agent.contains("/") || agent.contains(" ")
-            else {
+            guard identifiesOperator(provider.userAgent) else {
                 throw error(
                     "user_agent",
                     "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
@@ -115,6 +115,13 @@ public enum ConfigLoader {
         default:
             break
         }
+    }
+
+    /// Whether `agent` names the software and a way to reach its operator, as MET Norway's
+    /// terms ask: a contact (an `@` or a domain's dot) beside a product token or a second word.
+    static func identifiesOperator(_ agent: String?) -> Bool {
+        guard let agent else { return false }
+        return agent.contains(where: { $0 == "@" || $0 == "." }) && (agent.contains("/") || agent.contains(" "))
     }
 
     /// `provider.quota`: `unlimited`, or a mapping of `per_minute`, `per_hour`, `per_day`,
@@ -166,7 +173,7 @@ public enum ConfigLoader {
         for (index, node) in list.items.enumerated() {
             let entry = try YAMLMapping(node, path: "locations[\(index)]", file: document.file)
             try entry.rejectUnknownKeys([
-                "name", "latitude", "longitude", "timezone", "units", "city", "country", "alerts",
+                "name", "latitude", "longitude", "timezone", "units", "city", "country", "alerts", "warnings",
             ])
             guard let name = try entry.string("name") else { throw entry.error("name", "is required") }
             if let problem = PlaceName.problem(name) { throw entry.error("name", problem) }

@@ -16,6 +16,9 @@ public struct Place: Sendable, Equatable {
     public var isLocated: Bool
     /// The place's alert thresholds: the config's `alerts:` merged with the place's own.
     public var alerts: AlertThresholds
+    /// `warnings:` of the place: the warning sources it asks whatever its area (`[]`: none);
+    /// nil to let its coordinates decide (`WarningSettings.sources(for:)`).
+    public var warningSources: [WarningSourceName]?
 
     public init(
         name: String, latitude: Double, longitude: Double, timezone: String? = nil, units: UnitSettings = .init(),

@@ -1,9 +1,9 @@
 import Dispatch
 import NIOConcurrencyHelpers
 
-/// For providers that take one place per request: runs `fetch` for every place on Dispatch's
-/// global queue with at most `maxInFlight` requests at once, and returns the outcomes in the
-/// order of `places`. Blocks the calling (refresh) thread until all are done. After a refusal
+/// For providers and warning sources that take one place per request: runs `fetch` for every
+/// place on Dispatch's global queue with at most `maxInFlight` requests at once, and returns the
+/// outcomes in the order of `places`. Blocks the calling (refresh) thread until all are done. After a refusal
 /// for the provider's rate limit or quota (`isRateLimit`), places not started yet are not asked.
 func fetchEachPlace<Report: Sendable>(
     _ places: [Place], maxInFlight: Int,

@@ -132,20 +132,3 @@ struct METPeriod: Decodable {
     var precipitationMeters: Double? { details?.precipitation_amount.map { $0 / 1000 } }
     var wmoCode: Int? { summary?.symbol_code.flatMap(ConditionMapping.wmo(metSymbol:)) }
 }
-
-/// `2026-06-15T12:00:00Z`, the only time form MET sends.
-enum ISOTime {
-    static func parse(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-            bytes[19] == UInt8(ascii: "Z")
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
-        return Double(days * 86400 + hour * 3600 + minute * 60 + second)
-    }
-}

@@ -15,14 +15,8 @@ public final class METNorwayProvider: WeatherProvider {
     let forecast: ForecastSettings
     let logger: Logger
 
-    struct Cached {
-        var url: String
-        var snapshot: WeatherSnapshot
-        var lastModified: String?
-        var expires: Double
-    }
-
-    private let cache = NIOLockedValueBox([String: Cached]())
+    /// The last answer per place, kept until its `Expires`.
+    private let cache = METNorwayCache<WeatherSnapshot>(defaultLifetime: 1800)
     private let warnedDeprecation = NIOLockedValueBox(false)
     private let warnedSolar = NIOLockedValueBox(Set<String>())
 
@@ -43,26 +37,14 @@ public final class METNorwayProvider: WeatherProvider {
 
     func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         let url = url(for: place)
-        let now = endpoint.clock.now()
-        let cached = cache.withLockedValue { $0[place.name] }.flatMap { $0.url == url ? $0 : nil }
-        if let cached, now < cached.expires {
-            return .success(cached.snapshot)  // MET asks for no request before Expires
-        }
-        let condition = cached?.lastModified.map { [(name: "If-Modified-Since", value: $0)] } ?? []
-        let response: HTTPResponse
-        switch endpoint.fetch(endpoint.request(url, headers: condition)) {
-        case .failure(let error): return .failure(error)
-        case .success(let answer): response = answer
-        }
-        let expires = response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + 1800
+        return cache.fetch(
+            place: place.name, url: url, now: endpoint.clock.now(),
+            ask: { endpoint.fetch(endpoint.request(url, headers: $0)) }, read: { read($0, for: place) })
+    }
+
+    /// Any answer but a 304.
+    private func read(_ response: HTTPResponse, for place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         switch response.status {
-        case 304:
-            guard var kept = cached else {
-                return .failure(WeatherFetchError("met-norway: 304 without an earlier answer"))
-            }
-            kept.expires = expires
-            cache.withLockedValue { $0[place.name] = kept }
-            return .success(kept.snapshot)
         case 200, 203:
             if response.status == 203,
                 warnedDeprecation.withLockedValue({ warned in
@@ -76,14 +58,7 @@ public final class METNorwayProvider: WeatherProvider {
                     check api.met.no for its successor
                     """)
             }
-            let outcome = Self.decode(response.body, place: place, settings: forecast, offset: utcOffset(for: place))
-            if case .success(let snapshot) = outcome {
-                let lastModified = response.headers["last-modified"]
-                cache.withLockedValue {
-                    $0[place.name] = Cached(url: url, snapshot: snapshot, lastModified: lastModified, expires: expires)
-                }
-            }
-            return outcome
+            return Self.decode(response.body, place: place, settings: forecast, offset: utcOffset(for: place))
         default:
             // MET answers 403 to a User-Agent it refuses; asking again soon would not help.
             let hint = response.status == 403 ? "MET refuses this User-Agent or has blocked this client" : nil

@@ -11,7 +11,9 @@ public final class WeatherStore: Sendable {
         var renderedAt: Double
         /// Set on every status, and on statuses a reload adds.
         var quietPeriod: QuietPeriod?
-        /// Counts the changes to `config`, `statuses` and `quietPeriod`.
+        /// The warning sources' last lists (`WeatherStore+Warnings`).
+        var warnings = WarningBoard()
+        /// Counts the changes to `config`, `statuses`, `quietPeriod` and `warnings`.
         var generation = 0
         /// The `generation` `rendered` was built from.
         var renderedGeneration = 0
@@ -20,7 +22,7 @@ public final class WeatherStore: Sendable {
     public let telemetry: ExporterTelemetry
     public let telemetryPath: String
     private let processMetrics: @Sendable () -> MetricFamilies
-    private let state: NIOLockedValueBox<State>
+    let state: NIOLockedValueBox<State>
     /// Runs in `render` between building the pages and publishing them: lets a test interleave
     /// two renders deterministically. Nil in production.
     let beforePublishing = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
@@ -99,6 +101,7 @@ public final class WeatherStore: Sendable {
                 added.quietPeriod = state.quietPeriod
                 return added
             }
+            state.warnings.keep(only: Self.warningAsks(state.statuses, config.warnings))
         }
     }
 
@@ -126,9 +129,11 @@ public final class WeatherStore: Sendable {
     /// on the reload's thread, so two can overlap: the pages are published only when no render
     /// of newer state (or of the same state at a later time) has been published meanwhile.
     public func render(now: Double) {
-        let (config, statuses, generation) = state.withLockedValue { ($0.config, $0.statuses, $0.generation) }
+        let (config, statuses, warnings, generation) = state.withLockedValue {
+            ($0.config, $0.statuses, $0.warnings, $0.generation)
+        }
         let rendered = RenderedPages(
-            config: config, statuses: statuses, telemetry: telemetry,
+            config: config, statuses: statuses, warnings: warnings, telemetry: telemetry,
             telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         beforePublishing.withLockedValue { $0 }?()
         state.withLockedValue { state in
@@ -140,5 +145,12 @@ public final class WeatherStore: Sendable {
             state.renderedAt = now
             state.renderedGeneration = generation
         }
+    }
+}
+
+/// The weather feed records into the store; the rest of `FeedRecorder` is the store's own.
+extension WeatherStore: FeedRecorder {
+    public func recordRefresh(seconds: Double) {
+        telemetry.recordRefresh(seconds: seconds)
     }
 }

@@ -25,6 +25,8 @@ public struct StatusViewModel: Sendable {
     public let weather: Weather?
     /// The European air quality index at a glance, when air quality is on and fresh.
     public let airQuality: AirQualityViewModel.Index?
+    /// The warnings in force, when there are any (set by the page that shows them).
+    public var warnings: WarningsViewModel?
 
     /// What the card shows of the current weather.
     public struct Weather: Sendable, Equatable {

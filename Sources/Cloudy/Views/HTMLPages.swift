@@ -24,7 +24,11 @@ public struct HTMLPages: Sendable {
         ),
     ]
 
-    public init(config: Config, statuses: [PlaceStatus], readiness: Readiness, telemetryPath: String, now: Double) {
+    /// `warnings` holds each status's warnings, in the same order (none: no warnings shown).
+    public init(
+        config: Config, statuses: [PlaceStatus], warnings: [PlaceWarnings] = [], readiness: Readiness,
+        telemetryPath: String, now: Double
+    ) {
         let masthead = Masthead(
             version: BuildInfo.version, readiness: readiness.notReadyReason.map { "not ready: " + $0 } ?? "ready",
             readinessClass: readiness.notReadyReason == nil ? "ready" : "not-ready", metricsPath: telemetryPath,
@@ -32,7 +36,7 @@ public struct HTMLPages: Sendable {
         // A config without `air_quality:` shows none, even what an earlier one fetched.
         let statuses = config.airQuality == nil ? statuses.map { $0.withoutAirQuality } : statuses
         let source = PageSource(
-            statuses: statuses, masthead: masthead, staleAfter: config.refresh.staleAfter,
+            statuses: statuses, warnings: warnings, masthead: masthead, staleAfter: config.refresh.staleAfter,
             hours: config.forecast.hours, now: now)
         pages = LazyPages(source)
         places = PlacePages(source)
@@ -47,19 +51,27 @@ public struct HTMLPages: Sendable {
     /// The state one rendering's pages show.
     struct PageSource: Sendable {
         let statuses: [PlaceStatus]
+        /// In the order of `statuses`; empty when no warnings are shown.
+        let warnings: [PlaceWarnings]
         let masthead: Masthead
         let staleAfter: Double
         let hours: Int
         let now: Double
 
-        func card(_ status: PlaceStatus) -> StatusViewModel {
-            StatusViewModel(status: status, units: status.place.units, now: now, staleAfter: staleAfter)
+        func card(_ position: Int) -> StatusViewModel {
+            let status = statuses[position]
+            var card = StatusViewModel(status: status, units: status.place.units, now: now, staleAfter: staleAfter)
+            if position < warnings.count {
+                card.warnings = WarningsViewModel(warnings[position], status: status, notation: status.place.units.time)
+            }
+            return card
         }
 
         func landing() -> ByteBuffer {
             HTMLPages.buffer(
                 PageTemplates.render(
-                    LandingContent(title: "Cloudy exporter", masthead: masthead, places: statuses.map(card)),
+                    LandingContent(
+                        title: "Cloudy exporter", masthead: masthead, places: statuses.indices.map(card)),
                     "landing"))
         }
 
@@ -69,7 +81,8 @@ public struct HTMLPages: Sendable {
                     LandingContent(title: "No such place – Cloudy exporter", masthead: masthead), "not-found"))
         }
 
-        func page(of status: PlaceStatus) -> ByteBuffer {
+        func page(at position: Int) -> ByteBuffer {
+            let status = statuses[position]
             let units = status.place.units
             let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter)
             let day = snapshot.map { DayViewModel(snapshot: $0, units: units, hours: hours) }
@@ -77,7 +90,7 @@ public struct HTMLPages: Sendable {
                 WeekViewModel(snapshot: $0, units: units, thresholds: status.place.alerts, now: now)
             }
             let content = PlaceContent(
-                title: status.place.name + " – Cloudy exporter", masthead: masthead, status: card(status), day: day,
+                title: status.place.name + " – Cloudy exporter", masthead: masthead, status: card(position), day: day,
                 crossingDays: week.flatMap { $0.crossingDays.isEmpty ? nil : CrossingDays(days: $0.crossingDays) },
                 hours: day.flatMap { $0.hours.isEmpty ? nil : HourTable(rows: $0.hours) },
                 week: week.flatMap { $0.days.isEmpty ? nil : $0 },
@@ -204,7 +217,7 @@ public final class PlacePages: Sendable {
     public subscript(name: String) -> ByteBuffer? {
         guard let position = index[name] else { return nil }
         if let page = kept.withLockedValue({ $0.read(name) }) { return page }
-        let page = source.page(of: source.statuses[position])  // outside the lock, as `LazyPages`
+        let page = source.page(at: position)  // outside the lock, as `LazyPages`
         kept.withLockedValue { $0.keep(name, page, limit: Self.keptPages) }
         return page
     }

@@ -72,6 +72,9 @@ enum PageTemplates {
         <li class="card">
         <h2><a dir="auto" href="{{link}}">{{name}}</a></h2>
         <p class="state {{state}}"><span class="badge">{{state}}</span>{{#stateDetail}} <span dir="auto">{{.}}</span>{{/stateDetail}}</p>
+        {{#warnings}}
+        <p class="warning-mark warning-{{severity}}"><a href="{{link}}#warnings" dir="auto">{{summary}}</a></p>
+        {{/warnings}}
         {{#weather}}
         <p class="now"><svg class="icon" viewBox="0 0 32 32" aria-hidden="true"><use href="#i-{{icon}}"/></svg>
         <span class="temperature">{{temperature}}</span> <span class="condition">{{condition}}</span></p>
@@ -106,6 +109,26 @@ enum PageTemplates {
         {{#status}}
         <h1 dir="auto">{{name}}</h1>
         <p class="state {{state}}"><span class="badge">{{state}}</span>{{#stateDetail}} <span dir="auto">{{.}}</span>{{/stateDetail}}</p>
+        {{#warnings}}
+        <section class="warnings" id="warnings" aria-labelledby="warnings-title">
+        <h2 id="warnings-title">Official warnings</h2>
+        {{#items}}
+        <article class="warning warning-{{severity}}">
+        <h3 dir="auto"><span class="badge">{{severity}}</span> {{event}}</h3>
+        <p class="headline" dir="auto">{{headline}}</p>
+        <dl class="readings">
+        <div><dt>From</dt><dd>{{onset}}</dd></div>
+        <div><dt>Until</dt><dd>{{expires}}</dd></div>
+        <div><dt>Issued by</dt><dd dir="auto">{{issuer}}</dd></div>
+        </dl>
+        <p class="description" dir="auto">{{description}}</p>
+        {{#instruction}}
+        <p class="instruction" dir="auto">{{.}}</p>
+        {{/instruction}}
+        </article>
+        {{/items}}
+        </section>
+        {{/warnings}}
         {{/status}}
         {{^day}}
         <p class="empty">No weather to show for this place now.</p>

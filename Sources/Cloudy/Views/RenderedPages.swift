@@ -11,10 +11,12 @@ public final class RenderedPages: Sendable {
 
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
     public init(
-        config: Config, statuses: [PlaceStatus], telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+        config: Config, statuses: [PlaceStatus], warnings board: WarningBoard = WarningBoard(),
+        telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
         processMetrics: @escaping @Sendable () -> MetricFamilies
     ) {
         var page = MetricFamilies()
+        var warnings: [PlaceWarnings] = []
         for status in statuses {
             MetricsViewModel(
                 status: status, units: status.place.units, provider: config.provider.name,
@@ -26,11 +28,17 @@ public final class RenderedPages: Sendable {
                     staleAfter: config.refresh.staleAfter
                 ).addSamples(to: &page)
             }
+            let placeWarnings = PlaceWarnings(
+                status: status, settings: config.warnings, provider: config.provider.name, board: board, now: now,
+                staleAfter: config.refresh.staleAfter)
+            WarningFamilies.addSamples(placeWarnings, board: board, to: &page)
+            warnings.append(placeWarnings)
         }
         telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval, shard: config.shard)
         readiness = Readiness(statuses)
         html = HTMLPages(
-            config: config, statuses: statuses, readiness: readiness, telemetryPath: telemetryPath, now: now)
+            config: config, statuses: statuses, warnings: warnings, readiness: readiness,
+            telemetryPath: telemetryPath, now: now)
         metrics = RenderedMetrics(page: page, processMetrics: processMetrics)
     }
 }

@@ -69,7 +69,18 @@ enum Stylesheet {
             .aqi-us-1{background:#00e400}.aqi-us-2{background:#ff0}.aqi-us-3{background:#ff7e00}
             .aqi-us-4{background:#f00;color:#fff}.aqi-us-5{background:#8f3f97;color:#fff}.aqi-us-6{background:#7e0023;color:#fff}
             .air{margin:.5rem 0 0}
-            h3{font-size:1rem;margin:1rem 0 .4rem}
+            .warning-mark{margin:.2rem 0 .5rem;padding:.2rem .5rem;border-left:.3rem solid var(--sev);\
+            overflow-wrap:anywhere}
+            .warning{background:var(--card);border:1px solid var(--line);border-left:.4rem solid var(--sev);\
+            border-radius:.6rem;padding:.6rem 1rem;margin:0 0 1rem;overflow-wrap:anywhere}
+            .warning h3{margin:.2rem 0;font-size:1.05rem}
+            .warning .badge{color:var(--sev)}
+            .warning .description,.warning .instruction{white-space:pre-line}
+            .warning-extreme{--sev:#8b0000}
+            .warning-severe{--sev:#d4380d}
+            .warning-moderate{--sev:#d48806}
+            .warning-minor{--sev:#1677c5}
+            .warning-unknown{--sev:var(--muted)}
             @media (max-width:40rem){main{padding:.7rem}.masthead nav{margin-left:0}.week .condition{display:none}}
 
             """)

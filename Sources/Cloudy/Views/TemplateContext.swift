@@ -57,6 +57,7 @@ extension StatusViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "name": \.name, "link": \.link, "state": \.state.rawValue, "stateDetail": \.stateDetail, "weather": \.weather,
         "airQuality": \.airQuality,
+        "warnings": \.warnings,
     ]
 }
 
@@ -126,4 +127,16 @@ extension AirQualityViewModel.Pollen: TemplateContext {
 
 extension AirQualityViewModel.Reading: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = ["label": \.label, "value": \.value]
+}
+extension WarningsViewModel: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "severity": \.severity, "summary": \.summary, "items": \.items,
+    ]
+}
+
+extension WarningsViewModel.Item: TemplateContext {
+    static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
+        "event": \.event, "severity": \.severity, "headline": \.headline, "onset": \.onset, "expires": \.expires,
+        "description": \.description, "instruction": \.instruction, "issuer": \.issuer,
+    ]
 }

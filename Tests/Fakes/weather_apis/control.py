@@ -46,6 +46,8 @@ Control endpoints (JSON bodies; never counted as weather requests):
                       the Last-Modified value (any non-empty single-line text; null = the
                       default), Expires = response time + expires_in seconds (null = 1800),
                       and the status of successful answers, 200 or 203 (deprecated product)
+    POST /-/warnings  {"source": "nws"|"met-norway"|"dwd", "alerts": [...] | "update": {...} | "fail": 503}
+                      the warning services' active alerts and failures (warning_alerts.py)
     POST /-/geocoding {"results": [{"id": 2800866, "name": "Brussels", "latitude": 50.85045,
                       "longitude": 4.34878, "country_code": "BE", "country": "Belgium",
                       "admin1": "Brussels Capital"}, ...]}  replaces the known places (objects
@@ -72,6 +74,8 @@ from .met_norway import MET_DEFAULT_EXPIRES_IN, MET_DEFAULT_LAST_MODIFIED, MET_S
 from .open_meteo import SECTIONS
 from .openweathermap import DEFAULT_OWM_KEY, parse_owm
 from .protocol import number
+from .warning_alerts import default_settings as default_warning_settings
+from .warning_alerts import parse_warnings
 
 MAX_LOGGED_REQUESTS = 10_000
 PROVIDERS = ("open-meteo", "openweathermap", "met-norway", "dark-sky")
@@ -156,6 +160,7 @@ class State:
                 "met_status": 200, "met_overrides": (), "places": self.default_places,
                 "dark_sky_key": self.default_dark_sky_key, "dark_sky_remaining": DEFAULT_REMAINING,
                 "dark_sky_alerts": None, "dark_sky_overrides": (),
+                **default_warning_settings(),
             }
         return {"ok": True}
 
@@ -204,6 +209,16 @@ class State:
         settings = self.change_settings({"places": parse_geocoding(body, self.default_places)})
         return {"ok": True, "places": len(settings["places"])}
 
+    def set_warnings(self, body, fixture_alerts):
+        with self.lock:
+            changes = parse_warnings(body, self.settings, fixture_alerts)
+            self.settings = {**self.settings, **changes}
+            source = body["source"]
+            alerts = self.settings["warnings"][source]
+            return {"ok": True, "source": source,
+                    "alerts": len(fixture_alerts[source] if alerts is None else alerts),
+                    "fail": self.settings["warnings_fail"].get(source)}
+
     def begin(self, record):
         """Logs a weather request, counts it in flight and hands out (and spends) the fault
         when it applies to the request's path."""
@@ -239,4 +254,7 @@ CONTROL_POSTS = {
     "/-/met": State.set_met,
     "/-/dark-sky": State.set_dark_sky,
     "/-/geocoding": State.set_geocoding,
+    "/-/warnings": State.set_warnings,
 }
+# Control posts that also need the fixtures.
+NEEDS_FIXTURES = {State.set_warnings}

@@ -22,6 +22,10 @@ OTHER_FIXTURES = {
     "geocoding_empty": "open-meteo-geocoding-empty.json",
     "air_quality": "open-meteo-air-quality.json",
     "owm_air_pollution": "openweathermap-air-pollution.json",
+    "nws": "nws-alerts-active.json",
+    "met_alerts": "met-norway-metalerts.json",
+    "brightsky": "brightsky-alerts.json",
+    "brightsky_outside": "brightsky-alerts-outside-germany.json",
 }
 DEFAULT_FIXTURES = Path(__file__).absolute().parents[2] / "CloudyTests" / "Fixtures"  # Tests/Fakes/weather_apis/
 
@@ -71,5 +75,7 @@ class Fixtures:
             self.met_document["properties"]["timeseries"] = met_timeseries()
             self.met["geometry"]["coordinates"][2]
             self.dark_sky["flags"]["units"]
+            self.warning_alerts = {"nws": self.nws["features"], "met-norway": self.met_alerts["features"],
+                                   "dwd": self.brightsky["alerts"]}
         except (KeyError, IndexError, TypeError) as error:
             sys.exit(f"fake_weather: a provider fixture lacks what the fake needs: {error!r}")

@@ -12,8 +12,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from . import air_quality, dark_sky, geocoding, met_norway, open_meteo, openweathermap
-from .control import CONTROL_POSTS, State
+from . import air_quality, brightsky, dark_sky, geocoding, met_alerts, met_norway, nws_alerts, open_meteo, openweathermap
+from .control import CONTROL_POSTS, NEEDS_FIXTURES, State
 from .faults import CAPTIVE_PORTAL_PAGE, provider_status_fault_body
 from .fixtures import DEFAULT_FIXTURES, Fixtures, load_templates
 from .dark_sky import DEFAULT_DARK_SKY_KEY
@@ -32,6 +32,7 @@ class WeatherRequest:
 
 WEATHER_ENDPOINTS = {
     **open_meteo.ROUTES, **air_quality.ROUTES, **geocoding.ROUTES, **openweathermap.ROUTES, **met_norway.ROUTES,
+    **nws_alerts.ROUTES, **met_alerts.ROUTES, **brightsky.ROUTES,
 }
 # APIs that carry a parameter in the path (Dark Sky's key and place): every path under the prefix.
 WEATHER_PREFIXES = {**dark_sky.PREFIX_ROUTES}
@@ -85,7 +86,10 @@ class Handler(BaseHTTPRequestHandler):
         if action is None:
             return self.send_plain(404, "Not Found")
         try:
-            self.send_json(200, action(self.server.state, body))
+            if action in NEEDS_FIXTURES:
+                self.send_json(200, action(self.server.state, body, self.server.fixtures.warning_alerts))
+            else:
+                self.send_json(200, action(self.server.state, body))
         except ValueError as error:
             self.send_json(400, {"error": str(error)})
 

@@ -1,0 +1,57 @@
+import NIOConcurrencyHelpers
+
+/// MET Norway's caching terms, for each of its products Cloudy reads (the forecast and the
+/// warnings), per place: no request before the last answer's `Expires` (the kept value is the
+/// answer), then `If-Modified-Since` with the last `Last-Modified`; a 304 keeps the value and
+/// counts as success. An answer without `Expires` is kept for `defaultLifetime` seconds. A place
+/// asked at other coordinates (another URL) starts afresh.
+final class METNorwayCache<Value: Sendable>: Sendable {
+    private struct Entry {
+        var url: String
+        var value: Value
+        var lastModified: String?
+        var expires: Double
+    }
+
+    private let entries = NIOLockedValueBox([String: Entry]())
+    let defaultLifetime: Double
+
+    init(defaultLifetime: Double) {
+        self.defaultLifetime = defaultLifetime
+    }
+
+    /// The value for `place` at `now`: kept, or asked for with `ask` (given the conditional
+    /// headers to send). Any answer but a 304 is `read`; a 200 or 203 read successfully is kept.
+    func fetch(
+        place: String, url: String, now: Double,
+        ask: ([(name: String, value: String)]) -> Result<HTTPResponse, WeatherFetchError>,
+        read: (HTTPResponse) -> Result<Value, WeatherFetchError>
+    ) -> Result<Value, WeatherFetchError> {
+        let cached = entries.withLockedValue { $0[place] }.flatMap { $0.url == url ? $0 : nil }
+        if let cached, now < cached.expires {
+            return .success(cached.value)  // MET asks for no request before Expires
+        }
+        let condition = cached?.lastModified.map { [(name: "If-Modified-Since", value: $0)] } ?? []
+        let response: HTTPResponse
+        switch ask(condition) {
+        case .failure(let error): return .failure(error)
+        case .success(let answer): response = answer
+        }
+        let expires =
+            response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime
+        if response.status == 304 {
+            guard var kept = cached else {
+                return .failure(WeatherFetchError("met-norway: 304 without an earlier answer"))
+            }
+            kept.expires = expires
+            entries.withLockedValue { $0[place] = kept }
+            return .success(kept.value)
+        }
+        let outcome = read(response)
+        if response.status == 200 || response.status == 203, case .success(let value) = outcome {
+            let entry = Entry(url: url, value: value, lastModified: response.headers["last-modified"], expires: expires)
+            entries.withLockedValue { $0[place] = entry }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,36 @@
+/// The official warnings of one place as the page shows them at a moment: the sources it asks,
+/// whether its weather answer carries alerts too (OpenWeatherMap's One Call, Dark Sky), and the
+/// warnings in force from all of them. The metric families and the HTML pages both read it.
+public struct PlaceWarnings: Sendable {
+    public let place: String
+    /// The `source` labels of the sources the place asks.
+    public let sources: [String]
+    /// The provider whose weather answer carries alerts for this place and whether its last
+    /// refresh succeeded; nil when the answer carries none.
+    public let carried: (source: String, isUp: Bool)?
+    /// Most severe first.
+    public let inForce: [WeatherWarning]
+
+    public init(
+        status: PlaceStatus, settings: WarningSettings, provider: ProviderName, board: WarningBoard, now: Double,
+        staleAfter: Double
+    ) {
+        place = status.place.name
+        sources = settings.sources(for: status.locatedPlace).map(\.name.rawValue)
+        var inForce = board.inForce(place: place, sources: sources, now: now, staleAfter: staleAfter)
+        // Alerts inside the weather answer live and go stale with it, and leave at their expiry.
+        if status.snapshot?.warnings != nil {
+            carried = (provider.rawValue, status.isUp)
+            let fresh = status.freshSnapshot(now: now, staleAfter: staleAfter)?.warnings ?? []
+            // One series per id, even if the provider lists an alert twice.
+            var seen = Set<String>()
+            inForce += fresh.filter { warning in
+                (warning.expires.map { now < $0 } ?? true) && seen.insert(warning.id).inserted
+            }
+            inForce.sort(by: WarningBoard.listedBefore)
+        } else {
+            carried = nil
+        }
+        self.inForce = inForce
+    }
+}

@@ -1,0 +1,64 @@
+/// The parts of a MetAlerts 2.0 GeoJSON answer Cloudy reads.
+struct METAlerts: Decodable {
+    let features: [Feature]
+
+    struct Feature: Decodable {
+        let properties: Properties
+        let when: When?
+    }
+
+    struct When: Decodable {
+        /// `[onset, expires]`.
+        let interval: [String]
+    }
+
+    struct Properties: Decodable {
+        let id: String
+        let status: String?
+        let event: String?
+        let eventAwarenessName: String?
+        let severity: String?
+        let certainty: String?
+        /// `"2; yellow; Moderate"`: the level, its colour and CAP's word.
+        let awarenessLevel: String?
+        let title: String?
+        let description: String?
+        let instruction: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, status, event, eventAwarenessName, severity, certainty, title, description, instruction
+            case awarenessLevel = "awareness_level"
+        }
+    }
+
+    /// Every actual warning (tests dropped). MET's own `severity` field gives CAP's word for
+    /// the colour (yellow moderate, orange severe, red extreme); without it, the level's number
+    /// does. Its window is `when.interval`: the second time is when the warning expires (the
+    /// weather may improve earlier, at `eventEndingTime`).
+    var warnings: [WeatherWarning] {
+        features.filter { $0.properties.status != "Test" }.map { feature in
+            let alert = feature.properties
+            let interval = feature.when?.interval ?? []
+            return WeatherWarning(
+                id: alert.id, source: WarningSourceName.metNorway.rawValue,
+                event: alert.eventAwarenessName ?? alert.event ?? "",
+                severity: alert.severity.map { WarningSeverity(cap: $0) }
+                    ?? Self.severity(level: alert.awarenessLevel),
+                urgency: "unknown", certainty: (alert.certainty ?? "unknown").lowercased(),
+                headline: alert.title ?? "", description: alert.description ?? "",
+                instruction: alert.instruction ?? "", sender: "MET Norway",
+                onset: interval.first.flatMap(ISOTime.parse),
+                expires: interval.count > 1 ? ISOTime.parse(interval[1]) : nil)
+        }
+    }
+
+    /// MET's awareness levels: 2 yellow, 3 orange, 4 red.
+    static func severity(level: String?) -> WarningSeverity {
+        switch level?.split(separator: ";").first.map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        case "2": return .moderate
+        case "3": return .severe
+        case "4": return .extreme
+        default: return .unknown
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// The parts of the NWS GeoJSON answer Cloudy reads. Every property but `id` is optional: the
+/// service has added fields over time, and an alert with an odd field is still an alert.
+struct NWSAlerts: Decodable {
+    let features: [Feature]
+
+    struct Feature: Decodable {
+        let properties: Properties
+    }
+
+    struct Properties: Decodable {
+        let id: String
+        let status: String?
+        let messageType: String?
+        let event: String?
+        let severity: String?
+        let urgency: String?
+        let certainty: String?
+        let senderName: String?
+        let headline: String?
+        let description: String?
+        let instruction: String?
+        let effective: String?
+        let onset: String?
+        let expires: String?
+        let ends: String?
+        let references: [Reference]?
+    }
+
+    struct Reference: Decodable {
+        let identifier: String
+        let sent: String?
+    }
+
+    /// The alerts in force: actual ones (no tests, exercises or drafts), no cancellations, and
+    /// no message another one in the answer updates. An update carries the id of the first
+    /// message of its chain (the earliest it references), so the warning keeps one series
+    /// across its updates. Its window is the hazard's: `onset ?? effective` to `ends ?? expires`
+    /// (`expires` alone is when this message lapses, sometimes before the hazard begins).
+    var warnings: [WeatherWarning] {
+        let actual = features.map(\.properties).filter { $0.status == nil || $0.status == "Actual" }
+        let replaced = Set(actual.flatMap { $0.references ?? [] }.map(\.identifier))
+        return actual.filter { !replaced.contains($0.id) && $0.messageType != "Cancel" }.map { alert in
+            let first = (alert.references ?? []).min {
+                ($0.sent.flatMap(ISOTime.parse) ?? 0) < ($1.sent.flatMap(ISOTime.parse) ?? 0)
+            }
+            return WeatherWarning(
+                id: first?.identifier ?? alert.id, source: WarningSourceName.nws.rawValue,
+                event: alert.event ?? "", severity: WarningSeverity(cap: alert.severity ?? ""),
+                urgency: (alert.urgency ?? "unknown").lowercased(),
+                certainty: (alert.certainty ?? "unknown").lowercased(),
+                headline: alert.headline ?? alert.event ?? "", description: alert.description ?? "",
+                instruction: alert.instruction ?? "", sender: alert.senderName ?? "NWS",
+                onset: (alert.onset ?? alert.effective).flatMap(ISOTime.parse),
+                expires: (alert.ends ?? alert.expires).flatMap(ISOTime.parse))
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Where one warning source's feed records: the store's `WarningBoard`, under the source's name.
+/// The feed hands it each batch's outcomes, renders through it, and arms its stale timer on
+/// `nextStaleDeadline()`: the next warning expiry or stale list, when the page must change
+/// without an ask.
+public struct WarningRecorder: FeedRecorder {
+    let store: WeatherStore
+    public let source: WarningSourceName
+
+    public init(store: WeatherStore, source: WarningSourceName) {
+        self.store = store
+        self.source = source
+    }
+
+    public func record(_ outcomes: [FeedOutcome<[WeatherWarning]>], at now: Double) {
+        store.recordWarnings(source: source, outcomes.map { ($0.place, $0.outcome) }, at: now)
+    }
+
+    /// The warning services have no quota: nothing to say on the pages.
+    public func setQuietPeriod(_ quietPeriod: QuietPeriod?) {}
+
+    public func render(now: Double) {
+        store.render(now: now)
+    }
+
+    public func nextStaleDeadline() -> Double? {
+        store.nextWarningDeadline()
+    }
+
+    /// `cloudy_exporter_refresh_duration_seconds` times the weather refresh only.
+    public func recordRefresh(seconds: Double) {}
+}
+
+extension WarningSettings {
+    /// How the feed of `source` spends: those of `places` that ask it (`sources(for:)`; a `city:`
+    /// place not found yet asks nothing), every `interval`, at no quota's cost.
+    public func schedule(_ source: WarningSourceName, places: [Place]) -> FeedSchedule {
+        FeedSchedule(
+            places: places.filter { place in self.sources(for: place).contains { $0.name == source } },
+            interval: interval, callsPerPlace: 0)
+    }
+}

@@ -1,0 +1,93 @@
+import XCTest
+
+@testable import Cloudy
+
+/// The three warning services' answers (the reference's fixtures) decoded into warnings: ids,
+/// CAP severity from each service's own field, times in UTC, updates and tests handled.
+final class WarningDecodingTests: XCTestCase {
+    func decode<T: Decodable>(_ type: T.Type, _ fixture: String) throws -> T {
+        try WeatherAPI.decode(type, from: try TestPaths.fixtureBytes(fixture), as: fixture).get()
+    }
+
+    func testNWSUpdateKeepsTheIdOfTheMessageItUpdatesAndTheHazardsWindow() throws {
+        let warnings = try decode(NWSAlerts.self, "nws-alerts-active.json").warnings
+        XCTAssertEqual(warnings.count, 2)
+        let heat = warnings[0]
+        XCTAssertEqual(heat.id, "urn:oid:2.49.0.1.840.0.c3075e017a7536cd31fcb71ca26acb6b3bc8c712.001.1")
+        XCTAssertEqual(heat.source, "nws")
+        XCTAssertEqual(heat.event, "Heat Advisory")
+        XCTAssertEqual(heat.severity, .moderate)
+        XCTAssertEqual(heat.urgency, "expected")
+        XCTAssertEqual(heat.certainty, "likely")
+        XCTAssertEqual(heat.sender, "NWS Upton NY")
+        XCTAssertEqual(heat.onset, ISOTime.parse("2026-06-16T16:00:00Z"), "onset, -04:00 made UTC")
+        XCTAssertEqual(heat.expires, ISOTime.parse("2026-06-18T00:00:00Z"), "ends, not the message's expires")
+        XCTAssertTrue(heat.headline.hasPrefix("Heat Advisory issued June 15"))
+        let air = warnings[1]
+        XCTAssertEqual(air.id, "urn:oid:2.49.0.1.840.0.57ac9820946758545e00659f1c751c5841ee729d.001.1")
+        XCTAssertEqual(air.severity, .unknown)
+        XCTAssertEqual(air.urgency, "unknown")
+        XCTAssertEqual(air.instruction, "", "null instruction")
+        XCTAssertEqual(air.expires, ISOTime.parse("2026-06-16T03:00:00Z"), "no ends: the message's expires")
+        XCTAssertEqual(try decode(NWSAlerts.self, "nws-alerts-empty.json").warnings, [])
+    }
+
+    func testNWSDropsReplacedCancelledAndTestMessages() throws {
+        let body = """
+            {"features":[
+            {"properties":{"id":"a","status":"Actual","messageType":"Alert","event":"Wind","severity":"Severe"}},
+            {"properties":{"id":"b","status":"Actual","messageType":"Update","event":"Wind","severity":"Extreme",
+             "references":[{"identifier":"a","sent":"2026-06-15T10:00:00-04:00"}]}},
+            {"properties":{"id":"c","status":"Actual","messageType":"Cancel","event":"Flood"}},
+            {"properties":{"id":"d","status":"Test","messageType":"Alert","event":"Test"}}]}
+            """
+        let warnings = try WeatherAPI.decode(NWSAlerts.self, from: Array(body.utf8), as: "nws").get().warnings
+        XCTAssertEqual(warnings.map(\.id), ["a"], "the update under the id of the alert it replaces")
+        XCTAssertEqual(warnings.map(\.severity), [.extreme], "with the update's contents")
+    }
+
+    func testMETNorwayColoursBecomeCAPSeverityByItsOwnSeverityField() throws {
+        let warnings = try decode(METAlerts.self, "met-norway-metalerts.json").warnings
+        XCTAssertEqual(warnings.map(\.id), ["2.49.0.1.578.0.20260615064512.018", "2.49.0.1.578.0.20260614093012.041"])
+        XCTAssertEqual(warnings.map(\.severity), [.moderate, .severe], "yellow, orange")
+        XCTAssertEqual(warnings.map(\.event), ["Lightning", "High forest fire danger"])
+        XCTAssertEqual(warnings[0].onset, ISOTime.parse("2026-06-15T12:00:00Z"))
+        XCTAssertEqual(warnings[0].expires, ISOTime.parse("2026-06-15T21:00:00Z"))
+        XCTAssertEqual(warnings[1].certainty, "likely")
+        XCTAssertEqual(warnings[1].sender, "MET Norway")
+        XCTAssertTrue(warnings[1].instruction.hasPrefix("Take great care"))
+        XCTAssertEqual(try decode(METAlerts.self, "met-norway-metalerts-empty.json").warnings, [])
+        XCTAssertEqual(METAlerts.severity(level: "4; red; Extreme"), .extreme, "the level without a severity field")
+        XCTAssertEqual(METAlerts.severity(level: "3; orange; Severe"), .severe)
+        XCTAssertEqual(METAlerts.severity(level: nil), .unknown)
+    }
+
+    func testDWDLevelsThroughBrightSkysSeverity() throws {
+        let warnings = try decode(BrightSkyAlerts.self, "brightsky-alerts.json").warnings
+        XCTAssertEqual(warnings.count, 1)
+        let gusts = warnings[0]
+        XCTAssertEqual(gusts.id, "2.49.0.0.276.0.DWD.PVW.1781518320000.079cce9d-6c39-4cfb-ad25-143ac9bbda2c")
+        XCTAssertEqual(gusts.severity, .minor, "DWD level 1")
+        XCTAssertEqual(gusts.event, "wind gusts")
+        XCTAssertEqual(gusts.headline, "Official WARNING of WIND GUSTS")
+        XCTAssertEqual(gusts.instruction, "")
+        XCTAssertEqual(gusts.urgency, "immediate")
+        XCTAssertEqual(gusts.onset, ISOTime.parse("2026-06-15T13:00:00+00:00"))
+        XCTAssertEqual(gusts.expires, 1_781_550_000)
+        XCTAssertTrue(
+            BrightSkyAlerts.isOutsideGermany(try TestPaths.fixtureBytes("brightsky-alerts-outside-germany.json")))
+        XCTAssertFalse(BrightSkyAlerts.isOutsideGermany(Array(#"{"detail":"Not Found"}"#.utf8)))
+    }
+
+    func testISOTimesWithOffsetsFractionsAndZuluAndNothingElse() {
+        XCTAssertEqual(ISOTime.parse("2026-06-15T12:00:00Z"), 1_781_524_800)
+        XCTAssertEqual(ISOTime.parse("2026-06-15T08:00:00-04:00"), 1_781_524_800)
+        XCTAssertEqual(ISOTime.parse("2026-06-15T14:00:00.250+02:00"), 1_781_524_800)
+        for bad in [
+            "", "2026-06-15", "2026-06-15T12:00:00", "2026-13-15T12:00:00Z", "2026-06-15T12:00:00+0200",
+            "2026-06-15T12:00:00Zjunk", "２０２６-06-15T12:00:00Z",
+        ] {
+            XCTAssertNil(ISOTime.parse(bad), bad)
+        }
+    }
+}

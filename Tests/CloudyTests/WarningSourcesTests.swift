@@ -1,0 +1,134 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOHTTP1
+import XCTest
+
+@testable import Cloudy
+
+/// The three warning sources through the real libcurl client against a scripted server on
+/// 127.0.0.1 answering with the reference's fixtures: request paths and headers (User-Agent on
+/// every one), MET's `Expires` and `If-Modified-Since`, outside-the-area answers read as no
+/// warnings, failures as failures.
+final class WarningSourcesTests: XCTestCase {
+    let clock = ManualClock()
+    let telemetry = ExporterTelemetry(startedAt: 0)
+    let log = RecordedLog()
+    let asked = NIOLockedValueBox<[HTTPRequestHead]>([])
+    let reply = NIOLockedValueBox<(HTTPResponseStatus, [(String, String)], [UInt8])>((.ok, [], []))
+    var server: ScriptedHTTPServer!
+    static let agent = "cloudy-tests/1.0 ops@example.org"
+    let newYork = Place(name: "New York", latitude: 40.7143, longitude: -74.006)
+    let oslo = Place(name: "Oslo", latitude: 59.9139, longitude: 10.7522)
+    let gottingen = Place(name: "Göttingen", latitude: 51.55, longitude: 9.9)
+
+    override func setUpWithError() throws {
+        server = try ScriptedHTTPServer(answering: reply, recordingInto: asked)
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    var upstream: Upstream {
+        Upstream(
+            baseURL: server.baseURL, timeout: 5, client: CurlHTTPClient(userAgent: Self.agent), recorder: telemetry,
+            clock: clock)
+    }
+
+    func answer(_ status: HTTPResponseStatus, fixture: String?, headers: [(String, String)] = []) throws {
+        let body = try fixture.map { try TestPaths.fixtureBytes($0) } ?? []
+        reply.withLockedValue { $0 = (status, [("Content-Type", "application/json")] + headers, body) }
+    }
+
+    var requests: [HTTPRequestHead] { asked.withLockedValue { $0 } }
+
+    func testNWSAsksForThePointWithUserAgentAndGeoJSON() throws {
+        try answer(.ok, fixture: "nws-alerts-active.json")
+        let outcomes = NWSWarnings(upstream).fetch([newYork], logger: log.logger)
+        XCTAssertEqual(try outcomes[0].get().map(\.event), ["Heat Advisory", "Air Quality Alert"])
+        XCTAssertEqual(requests.map(\.uri), ["/alerts/active?point=40.7143,-74.006"])
+        XCTAssertEqual(requests[0].headers.first(name: "User-Agent"), Self.agent)
+        XCTAssertEqual(requests[0].headers.first(name: "Accept"), "application/geo+json")
+    }
+
+    func testNWSFailuresAreFailuresAndA404IsNoCoverage() throws {
+        try answer(.serviceUnavailable, fixture: nil)
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get()) {
+            XCTAssertEqual("\($0)", "nws: HTTP 503")
+        }
+        try answer(.forbidden, fixture: nil)
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get()) {
+            XCTAssertEqual("\($0)", "nws: HTTP 403 (NWS refuses this User-Agent)")
+        }
+        try answer(.ok, fixture: "brightsky-alerts.json")
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "not GeoJSON")
+        try answer(.notFound, fixture: nil)
+        XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
+    }
+
+    func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {
+        let modified = "Mon, 15 Jun 2026 11:55:00 GMT"
+        let expires = HTTPDate.format(Date(timeIntervalSince1970: clock.now() + 600))
+        try answer(
+            .ok, fixture: "met-norway-metalerts.json", headers: [("Last-Modified", modified), ("Expires", expires)])
+        let source = METNorwayWarnings(upstream, logger: log.logger)
+        let first = try source.fetch([oslo], logger: log.logger)[0].get()
+        XCTAssertEqual(first.map(\.severity), [.moderate, .severe])
+        XCTAssertEqual(requests.map(\.uri), ["/weatherapi/metalerts/2.0/current.json?lat=59.9139&lon=10.7522&lang=en"])
+        XCTAssertEqual(requests[0].headers.first(name: "User-Agent"), Self.agent)
+        XCTAssertNil(requests[0].headers.first(name: "If-Modified-Since"))
+
+        clock.advance(by: 599)
+        XCTAssertEqual(try source.fetch([oslo], logger: log.logger)[0].get(), first)
+        XCTAssertEqual(requests.count, 1, "no request before Expires")
+
+        clock.advance(by: 1)
+        try answer(.notModified, fixture: nil)
+        XCTAssertEqual(try source.fetch([oslo], logger: log.logger)[0].get(), first, "a 304 keeps the list")
+        XCTAssertEqual(requests.count, 2)
+        XCTAssertEqual(requests[1].headers.first(name: "If-Modified-Since"), modified)
+
+        clock.advance(by: 600)
+        try answer(.ok, fixture: "met-norway-metalerts-empty.json")
+        XCTAssertEqual(try source.fetch([oslo], logger: log.logger)[0].get(), [], "the warnings were lifted")
+    }
+
+    func testMETNorwayRefusalsSayWhy() throws {
+        try answer(.forbidden, fixture: nil)
+        XCTAssertThrowsError(
+            try METNorwayWarnings(upstream, logger: log.logger).fetch([oslo], logger: log.logger)[0].get()
+        ) {
+            XCTAssertEqual("\($0)", "met-norway: HTTP 403 (MET refuses this User-Agent or has blocked this client)")
+        }
+    }
+
+    func testDWDThroughBrightSkyAndItsNotCoveredAnswer() throws {
+        try answer(.ok, fixture: "brightsky-alerts.json")
+        XCTAssertEqual(
+            try DWDWarnings(upstream).fetch([gottingen], logger: log.logger)[0].get().map(\.severity), [.minor])
+        XCTAssertEqual(requests.map(\.uri), ["/alerts?lat=51.55&lon=9.9"])
+        XCTAssertEqual(requests[0].headers.first(name: "User-Agent"), Self.agent)
+        try answer(.notFound, fixture: "brightsky-alerts-outside-germany.json")
+        XCTAssertEqual(try DWDWarnings(upstream).fetch([gottingen], logger: log.logger)[0].get(), [], "not covered")
+        try answer(.notFound, fixture: nil)
+        XCTAssertThrowsError(try DWDWarnings(upstream).fetch([gottingen], logger: log.logger)[0].get(), "another 404")
+    }
+
+    /// One outcome per place in order; a place outside every area is never handed to a source.
+    func testOutcomesInOrderAndNoRequestOutsideEveryArea() throws {
+        try answer(.ok, fixture: "nws-alerts-empty.json")
+        var config = Config(places: [newYork, Place(name: "Brussels", latitude: 50.85, longitude: 4.35), oslo])
+        config.warnings = WarningSettings(sources: [WarningSourceSettings(name: .nws, url: server.baseURL)])
+        let store = WeatherStore(
+            config: config, telemetry: telemetry, telemetryPath: "/metrics", now: clock.now(),
+            processMetrics: { MetricFamilies() })
+        XCTAssertEqual(store.warningSchedule(for: .nws).places.map(\.name), ["New York"])
+        XCTAssertEqual(store.warningSchedule(for: .nws).interval, 300)
+        XCTAssertEqual(store.warningSchedule(for: .dwd).places.map(\.name), [])
+        let places = [newYork, Place(name: "Chicago", latitude: 41.88, longitude: -87.63)]
+        let outcomes = NWSWarnings(upstream).fetch(places, logger: log.logger)
+        XCTAssertEqual(outcomes.count, 2)
+        XCTAssertEqual(
+            Set(requests.map(\.uri)), ["/alerts/active?point=40.7143,-74.006", "/alerts/active?point=41.88,-87.63"])
+    }
+}
