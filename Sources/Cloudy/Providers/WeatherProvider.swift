@@ -2,12 +2,14 @@ import Logging
 
 /// A weather API. Each provider decodes into the same `WeatherSnapshot`, so metric names and
 /// meanings never depend on where the data came from; a variable a provider lacks stays nil.
-public protocol WeatherProvider: Sendable {
+/// The weather feed's source (`FeedSource`): `fetch` asks every place, in as few upstream
+/// requests as the API allows, never more at once than it tolerates.
+public protocol WeatherProvider: FeedSource where Report == WeatherSnapshot {
     var name: ProviderName { get }
-    /// Fetches every place, in as few upstream requests as the API allows, never more at once
-    /// than it tolerates. Blocks the calling (Dispatch) thread; returns one outcome per place,
-    /// in the order of `places`.
-    func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>]
+}
+
+extension WeatherProvider {
+    public var providerLabel: String { name.rawValue }
 }
 
 /// Why a place got no fresh weather in a refresh. `description` is what the log, `/readyz`

@@ -133,3 +133,10 @@ public final class WeatherStore: Sendable {
         }
     }
 }
+
+/// The weather feed records into the store; the rest of `FeedRecorder` is the store's own.
+extension WeatherStore: FeedRecorder {
+    public func recordRefresh(seconds: Double) {
+        telemetry.recordRefresh(seconds: seconds)
+    }
+}
