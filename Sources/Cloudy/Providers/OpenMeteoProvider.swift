@@ -5,8 +5,9 @@ import NIOConcurrencyHelpers
 
 /// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
-/// `placesPerRequest` per request, and requests run one after another: the free tier runs one
-/// request per client at a time and refuses more than a few in flight.
+/// `placesPerRequest` per request. Against the public host requests run one after another: the
+/// free tier runs one request per client at a time and refuses more than a few in flight; a
+/// self-hosted or commercial host gets up to `parallelRequests` at once (`refresh.parallel_requests`).
 public final class OpenMeteoProvider: WeatherProvider {
     public let name = ProviderName.openMeteo
     /// Its clock reads `Retry-After` dates.
@@ -16,12 +17,18 @@ public final class OpenMeteoProvider: WeatherProvider {
     public let placesPerRequest: Int
     /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
     let apiKey: Secret?
+    /// Most requests in flight at once.
+    public let parallelRequests: Int
 
-    public init(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100) {
+    public init(
+        _ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100,
+        parallelRequests: Int = 1
+    ) {
         endpoint = UpstreamEndpoint(provider: name, upstream: upstream)
         self.forecast = forecast
         self.apiKey = apiKey
         self.placesPerRequest = placesPerRequest
+        self.parallelRequests = max(1, parallelRequests)
     }
 
     static let currentVariables = [
@@ -38,38 +45,48 @@ public final class OpenMeteoProvider: WeatherProvider {
     ]
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        // Requests run one after another; each answer is decoded on `decoding` while the next
-        // request is on the wire, so a refresh costs the requests' round trips plus one decode.
+        // One request at a time against the public host, each answer decoded on `decoding` while
+        // the next request is on the wire, so a refresh costs the requests' round trips plus one
+        // decode. Up to `parallelRequests` at once against any other.
         let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
             Array(places[$0..<min($0 + placesPerRequest, places.count)])
         }
-        let outcomes = NIOLockedValueBox(
+        let decodedOutcomes = NIOLockedValueBox(
             [[Result<WeatherSnapshot, WeatherFetchError>]](repeating: [], count: batches.count))
         let decoding = DispatchQueue(label: "cloudy.open-meteo.decode")
         let decoded = DispatchGroup()
-        requests: for (index, batch) in batches.enumerated() {
-            switch request(batch, logger: logger) {
+        // Each batch's outcomes, or nil while its answer waits on `decoding`.
+        let ask: @Sendable ((offset: Int, element: [Place])) -> [Result<WeatherSnapshot, WeatherFetchError>]? = {
+            numbered in
+            let (index, batch) = numbered
+            switch self.request(batch, logger: logger) {
+            case .answered(let response) where self.parallelRequests > 1:
+                // Answers arrive together: each is decoded on the thread that asked, side by side.
+                return self.decodeBatch(response, places: batch)
             case .answered(let response):
                 decoding.async(group: decoded) {
                     let results = self.decodeBatch(response, places: batch)
-                    outcomes.withLockedValue { $0[index] = results }
+                    decodedOutcomes.withLockedValue { $0[index] = results }
                 }
+                return nil
             case .failed(let results):
-                outcomes.withLockedValue { $0[index] = results }
-                // A rate limit covers every request: the rest of this refresh waits too.
-                if case .failure(let error)? = results.first, error.isRateLimit {
-                    let skipped = error.notAsked("open-meteo: not asked: the provider asked to wait (\(error.message))")
-                    outcomes.withLockedValue {
-                        for later in batches.indices where later > index {
-                            $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
-                        }
-                    }
-                    break requests
-                }
+                return results
             }
         }
+        let outcomes = fetchEach(
+            Array(batches.enumerated()), maxInFlight: parallelRequests,
+            refusal: { failed in
+                // A rate limit covers every request: the batches not sent yet wait too.
+                guard case .failure(let error)? = failed?.first, error.isRateLimit else { return nil }
+                return error
+            },
+            skipped: { numbered, error in
+                let skipped = error.notAsked("open-meteo: not asked: the provider asked to wait (\(error.message))")
+                return Array(repeating: .failure(skipped), count: numbered.element.count)
+            }, ask)
         decoded.wait()
-        return outcomes.withLockedValue { $0.flatMap { $0 } }
+        let answers = decodedOutcomes.withLockedValue { $0 }
+        return outcomes.indices.flatMap { outcomes[$0] ?? answers[$0] }
     }
 
     /// The request URL for one batch of places.

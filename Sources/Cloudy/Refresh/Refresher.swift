@@ -67,6 +67,7 @@ public final class Refresher: ScheduledFeed {
         let fetchSettingsChanged =
             config.provider != previous.provider || config.forecast != previous.forecast
             || config.refresh.timeout != previous.refresh.timeout
+            || config.refresh.parallelRequests != previous.refresh.parallelRequests
         let budget = callBudget(config)
         let restart = account.update(provider: config.provider.name, url: config.provider.url, quota: budget.quota)
         geocoder.baseURL = config.geocodingURL
