@@ -13,7 +13,7 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.provider.url, "http://127.0.0.1:8080", "a trailing slash is dropped")
         XCTAssertEqual(config.provider.userAgent, "cloudy-test/1.0 ops@example.org")
         XCTAssertEqual(config.geocodingURL, "http://127.0.0.1:8081")
-        XCTAssertEqual(config.refresh, RefreshSettings(interval: 90, timeout: 2, staleAfter: 3600))
+        XCTAssertEqual(config.refresh, RefreshSettings(interval: 90, timeout: 2, staleAfter: 3600, parallelRequests: 8))
         XCTAssertEqual(
             config.units,
             UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour], time: .h12))

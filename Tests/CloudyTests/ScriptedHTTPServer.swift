@@ -6,12 +6,37 @@ import NIOPosix
 /// A real HTTP server on 127.0.0.1 whose answers a test scripts per request: the peer the
 /// libcurl client is tested against (timeouts, caps, redirects, cut bodies).
 final class ScriptedHTTPServer: @unchecked Sendable {
-    enum Answer {
+    enum Answer: Sendable {
         case respond(status: HTTPResponseStatus, headers: [(String, String)], body: [UInt8])
         /// Sends the head and `sent` bytes but announces `announced`, then closes.
         case cutShort(announced: Int, sent: [UInt8])
         /// Never answers.
         case hang
+        /// Answers with the other answer once the gate opens (at once when it is open): lets a
+        /// test see several requests in flight together, without timing anything.
+        indirect case held(ReleaseGate, then: Answer)
+    }
+
+    /// Holds answers back until `open()`.
+    final class ReleaseGate: Sendable {
+        private let state = NIOLockedValueBox<(isOpen: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+        func whenOpen(_ action: @escaping @Sendable () -> Void) {
+            let openAlready = state.withLockedValue { state in
+                if !state.isOpen { state.waiting.append(action) }
+                return state.isOpen
+            }
+            if openAlready { action() }
+        }
+
+        func open() {
+            let waiting = state.withLockedValue { state in
+                state.isOpen = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for action in waiting { action() }
+        }
     }
 
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -59,29 +84,37 @@ final class ScriptedHTTPServer: @unchecked Sendable {
             case .body: break
             case .end:
                 guard let head else { return }
-                switch script(head) {
-                case .respond(let status, let headers, let body):
-                    var httpHeaders = HTTPHeaders(headers)
-                    httpHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
-                    context.write(
-                        wrapOutboundOut(
-                            .head(HTTPResponseHead(version: .http1_1, status: status, headers: httpHeaders))),
-                        promise: nil)
-                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                case .cutShort(let announced, let sent):
-                    let headers = HTTPHeaders([("Content-Length", String(announced))])
-                    context.write(
-                        wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
-                        promise: nil)
-                    let channel = context.channel
-                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: sent))))).whenComplete {
-                        _ in
-                        channel.close(promise: nil)
-                    }
-                case .hang:
-                    break
+                answer(script(head), context: context)
+            }
+        }
+
+        func answer(_ answer: Answer, context: ChannelHandlerContext) {
+            switch answer {
+            case .respond(let status, let headers, let body):
+                var httpHeaders = HTTPHeaders(headers)
+                httpHeaders.replaceOrAdd(name: "Content-Length", value: String(body.count))
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: .http1_1, status: status, headers: httpHeaders))),
+                    promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            case .cutShort(let announced, let sent):
+                let headers = HTTPHeaders([("Content-Length", String(announced))])
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                    promise: nil)
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: sent))))).whenComplete {
+                    _ in
+                    channel.close(promise: nil)
                 }
+            case .hang:
+                break
+            case .held(let gate, let then):
+                let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+                let loop = context.eventLoop
+                gate.whenOpen { loop.execute { bound.value.handler.answer(then, context: bound.value.context) } }
             }
         }
     }

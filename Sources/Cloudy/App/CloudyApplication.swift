@@ -2,7 +2,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 
-/// The whole exporter, wired: config → store → refresher → HTTP server, started and stopped by a
+/// The whole exporter, wired: config → store → feeds → HTTP server, started and stopped by a
 /// swift-service-lifecycle `ServiceGroup`, with `ProcessSignals` turning SIGTERM/SIGINT into a
 /// graceful stop and SIGHUP into a `ConfigReloader` run. `cloudy_exporter` parses the flags and
 /// calls `build`, then `run`.
@@ -10,6 +10,8 @@ public final class CloudyApplication: Sendable {
     public let options: ExporterOptions
     public let store: WeatherStore
     public let refresher: Refresher
+    /// Every upstream asked on a schedule: the weather first.
+    public let feeds: Feeds
     public let server: HTTPServer
     let reloader: ConfigReloader
     private let logger: Logger
@@ -76,8 +78,8 @@ public final class CloudyApplication: Sendable {
         refresher = Refresher(
             store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
             logger: logger, clock: clock)
-        let reloader = ConfigReloader(
-            options: options, store: store, refresher: refresher, clock: clock, logger: logger)
+        feeds = Feeds([refresher])
+        let reloader = ConfigReloader(options: options, store: store, feeds: feeds, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
         let routes = Routes(store: store, telemetryPath: options.telemetryPath, webConfig: webConfig) {
@@ -87,7 +89,7 @@ public final class CloudyApplication: Sendable {
         // Signals are handled by `ProcessSignals`, which asks this group to shut down.
         let services = ServiceGroup(
             configuration: .init(
-                services: [.init(service: RefreshService(refresher: refresher)), .init(service: server)],
+                services: [.init(service: RefreshService(feeds: feeds)), .init(service: server)],
                 gracefulShutdownSignals: [],
                 logger: logger
             ))

@@ -3,20 +3,20 @@ import Logging
 
 /// Re-reads the config file on SIGHUP or `POST /-/reload`. A bad new config is refused (logged,
 /// counted in `cloudy_exporter_config_last_reload_successful`) and the old one keeps running;
-/// a good one replaces the places in the store and reschedules the refresher.
+/// a good one replaces the places in the store and reschedules every feed.
 final class ConfigReloader: Sendable {
     private let options: ExporterOptions
     private let store: WeatherStore
-    private let refresher: Refresher
+    private let feeds: Feeds
     private let clock: ExporterClock
     private let logger: Logger
     /// One reload at a time: two at once could apply their configs in either order.
     private let lock = NSLock()
 
-    init(options: ExporterOptions, store: WeatherStore, refresher: Refresher, clock: ExporterClock, logger: Logger) {
+    init(options: ExporterOptions, store: WeatherStore, feeds: Feeds, clock: ExporterClock, logger: Logger) {
         self.options = options
         self.store = store
-        self.refresher = refresher
+        self.feeds = feeds
         self.clock = clock
         self.logger = logger
     }
@@ -35,7 +35,7 @@ final class ConfigReloader: Sendable {
             store.replaceConfig(config)
             store.telemetry.recordReload(successful: true, at: now)
             store.render(now: now)
-            refresher.apply(config, previous: previous)
+            feeds.apply(config, previous: previous)
             logger.info("config reloaded", metadata: ["places": "\(config.places.count)"])
             return nil
         } catch {

@@ -1,13 +1,13 @@
 import ServiceLifecycle
 
-/// The refresh timer as a lifecycle service: `run()` starts the timer, waits for graceful
-/// shutdown, then cancels the timer and aborts the refresh in flight.
+/// The feeds' timers as a lifecycle service: `run()` starts every feed, waits for graceful
+/// shutdown, then cancels their timers and aborts the refreshes in flight.
 struct RefreshService: Service {
-    let refresher: Refresher
+    let feeds: Feeds
 
     func run() async throws {
-        refresher.start()
+        feeds.start()
         try? await gracefulShutdown()
-        refresher.stop()
+        feeds.stop()
     }
 }

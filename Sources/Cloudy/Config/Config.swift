@@ -94,14 +94,23 @@ public struct RefreshSettings: Sendable, Equatable {
     public var staleAfter: Double
     /// What to do when the schedule does not fit the quota in force (`refresh.over_quota`).
     public var overQuota: OverQuota
+    /// Most batch requests in flight at once against a host that is not a free public one
+    /// (`refresh.parallel_requests`); the public hosts get one at a time. Settings built in code
+    /// ask one at a time unless they say otherwise; a config file that does not state it gets
+    /// `defaultParallelRequests` (`ConfigLoader`).
+    public var parallelRequests: Int
+
+    public static let defaultParallelRequests = 4
 
     public init(
-        interval: Double = 600, timeout: Double = 10, staleAfter: Double = 1800, overQuota: OverQuota = .stretch
+        interval: Double = 600, timeout: Double = 10, staleAfter: Double = 1800, overQuota: OverQuota = .stretch,
+        parallelRequests: Int = 1
     ) {
         self.interval = interval
         self.timeout = timeout
         self.staleAfter = staleAfter
         self.overQuota = overQuota
+        self.parallelRequests = parallelRequests
     }
 }
 

@@ -36,6 +36,7 @@ public enum ConfigLoader {
         try document.rejectUnknownKeys(topLevelKeys)
 
         var config = Config(places: [])
+        config.refresh.parallelRequests = RefreshSettings.defaultParallelRequests
         if let provider = try document.mapping("provider") {
             try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call", "quota"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
@@ -65,11 +66,14 @@ public enum ConfigLoader {
             if let url = try geocoding.url("url") { config.geocodingURL = url }
         }
         if let refresh = try document.mapping("refresh") {
-            try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after", "over_quota"])
+            try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after", "over_quota", "parallel_requests"])
             if let interval = try refresh.duration("interval", atLeast: 1) { config.refresh.interval = interval }
             if let timeout = try refresh.duration("timeout", atLeast: 0.001) { config.refresh.timeout = timeout }
             if let stale = try refresh.duration("stale_after", atLeast: 1) { config.refresh.staleAfter = stale }
             if let overQuota = try refresh.oneOf("over_quota", OverQuota.self) { config.refresh.overQuota = overQuota }
+            if let parallel = try refresh.int("parallel_requests", in: 1...16) {
+                config.refresh.parallelRequests = parallel
+            }
         }
         if let units = try document.mapping("units") {
             config.units = try unitSettings(units, base: UnitSettings(), allowTime: true)

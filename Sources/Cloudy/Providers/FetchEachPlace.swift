@@ -9,27 +9,50 @@ func fetchEachPlace<Report: Sendable>(
     _ places: [Place], maxInFlight: Int,
     _ fetch: @escaping @Sendable (Place) -> Result<Report, WeatherFetchError>
 ) -> [Result<Report, WeatherFetchError>] {
-    let results = NIOLockedValueBox([Result<Report, WeatherFetchError>?](repeating: nil, count: places.count))
+    fetchEach(
+        places, maxInFlight: maxInFlight,
+        refusal: { outcome in
+            guard case .failure(let error) = outcome, error.isRateLimit else { return nil }
+            return error
+        },
+        skipped: { _, refusal in
+            .failure(refusal.notAsked("not asked: the provider asked to wait (\(refusal.message))"))
+        },
+        fetch)
+}
+
+/// Runs `fetch` for every item (a place, or a batch of places) on Dispatch's global queue with
+/// at most `maxInFlight` at once, started in order, and returns the outcomes in the order of
+/// `items`. Blocks the calling (refresh) thread until all are done. Once an outcome is a
+/// `refusal` (the provider's rate limit or quota), items not started yet are not asked: their
+/// outcome is `skipped`. With `maxInFlight` 1 the requests go one after another.
+func fetchEach<Item: Sendable, Outcome: Sendable>(
+    _ items: [Item], maxInFlight: Int,
+    refusal: @escaping @Sendable (Outcome) -> WeatherFetchError?,
+    skipped: (Item, WeatherFetchError) -> Outcome,
+    _ fetch: @escaping @Sendable (Item) -> Outcome
+) -> [Outcome] {
+    let results = NIOLockedValueBox([Outcome?](repeating: nil, count: items.count))
     let slots = DispatchSemaphore(value: max(1, maxInFlight))
     let group = DispatchGroup()
     let refused = NIOLockedValueBox<WeatherFetchError?>(nil)
-    for (index, place) in places.enumerated() {
+    for (index, item) in items.enumerated() {
         slots.wait()
         if let refusal = refused.withLockedValue({ $0 }) {
             slots.signal()
-            let skipped = refusal.notAsked("not asked: the provider asked to wait (\(refusal.message))")
-            results.withLockedValue { $0[index] = .failure(skipped) }
+            let outcome = skipped(item, refusal)
+            results.withLockedValue { $0[index] = outcome }
             continue
         }
         DispatchQueue.global().async(group: group) {
             defer { slots.signal() }
-            let outcome = fetch(place)
-            if case .failure(let error) = outcome, error.isRateLimit {
+            let outcome = fetch(item)
+            if let error = refusal(outcome) {
                 refused.withLockedValue { $0 = $0 ?? error }
             }
             results.withLockedValue { $0[index] = outcome }
         }
     }
     group.wait()
-    return results.withLockedValue { $0.map { $0 ?? .failure(WeatherFetchError("no answer")) } }
+    return results.withLockedValue { $0.map { $0! } }
 }

@@ -18,7 +18,13 @@ public final class Geocoder: @unchecked Sendable {
     }
 
     private let lock = NIOLock()
-    var baseURL: String
+    /// Set on a reload while feeds on other queues may be locating: a lock of its own, so a
+    /// look-up under `lock` can read it.
+    private let base: NIOLockedValueBox<String>
+    var baseURL: String {
+        get { base.withLockedValue { $0 } }
+        set { base.withLockedValue { $0 = newValue } }
+    }
     private let client: CurlHTTPClient
     private let recorder: UpstreamRecording
     private let logger: Logger
@@ -32,7 +38,7 @@ public final class Geocoder: @unchecked Sendable {
         baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording,
         logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
-        self.baseURL = baseURL
+        base = NIOLockedValueBox(baseURL)
         self.client = client
         self.recorder = recorder
         self.logger = logger

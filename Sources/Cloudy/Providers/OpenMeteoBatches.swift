@@ -5,9 +5,11 @@ import NIOConcurrencyHelpers
 
 /// What Open-Meteo's APIs (the forecast and the air quality) share: many places in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
-/// `placesPerRequest` per request, requests one after another (the free tier runs one request
-/// per client at a time and refuses more than a few in flight), each answer decoded while the
-/// next request is on the wire, and the API's counting: a place's weight for an answer or a
+/// `placesPerRequest` per request; against the public host requests one after another (the free
+/// tier runs one request per client at a time and refuses more than a few in flight), each answer
+/// decoded while the next request is on the wire; a self-hosted or commercial host gets up to
+/// `parallelRequests` at once (`refresh.parallel_requests`), each answer decoded on the thread
+/// that asked; and the API's counting: a place's weight for an answer or a
 /// timeout, one call for a request answered with an error.
 struct OpenMeteoBatches: Sendable {
     let endpoint: UpstreamEndpoint
@@ -15,6 +17,8 @@ struct OpenMeteoBatches: Sendable {
     let placesPerRequest: Int
     /// The commercial hosts' key, sent as `apikey` to `baseURL` only (redirects are not followed then).
     let apiKey: Secret?
+    /// Most requests in flight at once (1 against the free public host).
+    var parallelRequests = 1
 
     /// One outcome per place, in order. `url` builds a batch's request, `weight` is what one
     /// place costs, and `decode` reads a 200 for its batch's places.
@@ -25,35 +29,54 @@ struct OpenMeteoBatches: Sendable {
         let batches = stride(from: 0, to: places.count, by: placesPerRequest).map {
             Array(places[$0..<min($0 + placesPerRequest, places.count)])
         }
-        let outcomes = NIOLockedValueBox([[Result<Report, WeatherFetchError>]](repeating: [], count: batches.count))
+        let answers = NIOLockedValueBox([[Result<Report, WeatherFetchError>]](repeating: [], count: batches.count))
         let decoding = DispatchQueue(label: "cloudy.\(endpoint.name).decode")
         let decoded = DispatchGroup()
-        requests: for (index, batch) in batches.enumerated() {
-            switch request(url(batch), places: batch.count, weight: weight, logger: logger) {
+        let parallel = parallelRequests > 1
+        // Each batch's outcomes, or nil while its answer waits on `decoding`.
+        let urls = batches.map(url)
+        let ask: @Sendable ((offset: Int, element: [Place])) -> [Result<Report, WeatherFetchError>]? = {
+            let (index, batch) = $0
+            switch request(urls[index], places: batch.count, weight: weight, logger: logger) {
+            case .success(let response) where parallel:
+                // Answers arrive together: each is decoded on the thread that asked, side by side.
+                return decodeBatch(response, batch, decode)
             case .success(let response):
                 decoding.async(group: decoded) {
-                    let results = decode(response.body, batch)
-                    // A 200 that decodes for no place at all is counted as a decode failure.
-                    let any = results.contains { if case .success = $0 { return true } else { return false } }
-                    endpoint.recorder.recordUpstream(provider: endpoint.name, code: any ? "200" : "decode")
-                    outcomes.withLockedValue { $0[index] = results.map { $0.mapError(scrubbed) } }
+                    let results = decodeBatch(response, batch, decode)
+                    answers.withLockedValue { $0[index] = results }
                 }
+                return nil
             case .failure(let error):
-                outcomes.withLockedValue { $0[index] = Array(repeating: .failure(error), count: batch.count) }
-                // A rate limit covers every request: the rest of this refresh waits too.
-                guard error.isRateLimit else { continue }
-                let skipped = error.notAsked(
-                    "\(endpoint.name): not asked: the provider asked to wait (\(error.message))")
-                outcomes.withLockedValue {
-                    for later in batches.indices where later > index {
-                        $0[later] = Array(repeating: .failure(skipped), count: batches[later].count)
-                    }
-                }
-                break requests
+                return Array(repeating: .failure(error), count: batch.count)
             }
         }
+        let outcomes = fetchEach(
+            Array(batches.enumerated()), maxInFlight: parallelRequests,
+            refusal: { failed in
+                // A rate limit covers every request: the batches not sent yet wait too.
+                guard case .failure(let error)? = failed?.first, error.isRateLimit else { return nil }
+                return error
+            },
+            skipped: { numbered, error in
+                let skipped = error.notAsked(
+                    "\(endpoint.name): not asked: the provider asked to wait (\(error.message))")
+                return Array(repeating: .failure(skipped), count: numbered.element.count)
+            }, ask)
         decoded.wait()
-        return outcomes.withLockedValue { $0.flatMap { $0 } }
+        let decodedAnswers = answers.withLockedValue { $0 }
+        return outcomes.indices.flatMap { outcomes[$0] ?? decodedAnswers[$0] }
+    }
+
+    /// A 200's outcomes for `batch`, counted: one that decodes for no place at all is a decode failure.
+    private func decodeBatch<Report: Sendable>(
+        _ response: HTTPResponse, _ batch: [Place],
+        _ decode: @Sendable ([UInt8], [Place]) -> [Result<Report, WeatherFetchError>]
+    ) -> [Result<Report, WeatherFetchError>] {
+        let results = decode(response.body, batch)
+        let any = results.contains { if case .success = $0 { return true } else { return false } }
+        endpoint.recorder.recordUpstream(provider: endpoint.name, code: any ? "200" : "decode")
+        return results.map { $0.mapError(scrubbed) }
     }
 
     /// One request: a 200 to decode, or the error every place of the batch reports.

@@ -2,18 +2,24 @@ import Logging
 
 /// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
-/// `placesPerRequest` per request, and requests run one after another: the free tier runs one
-/// request per client at a time and refuses more than a few in flight.
+/// `placesPerRequest` per request. Against the public host requests run one after another: the
+/// free tier runs one request per client at a time and refuses more than a few in flight; a
+/// self-hosted or commercial host gets up to `parallelRequests` at once (`refresh.parallel_requests`).
 public final class OpenMeteoProvider: WeatherProvider {
     public let name = ProviderName.openMeteo
     let batches: OpenMeteoBatches
     let forecast: ForecastSettings
     public var placesPerRequest: Int { batches.placesPerRequest }
+    /// Most requests in flight at once.
+    public var parallelRequests: Int { batches.parallelRequests }
 
-    public init(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100) {
+    public init(
+        _ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret? = nil, placesPerRequest: Int = 100,
+        parallelRequests: Int = 1
+    ) {
         batches = OpenMeteoBatches(
             endpoint: UpstreamEndpoint(provider: .openMeteo, upstream: upstream), placesPerRequest: placesPerRequest,
-            apiKey: apiKey)
+            apiKey: apiKey, parallelRequests: max(1, parallelRequests))
         self.forecast = forecast
     }
 

@@ -1,17 +1,21 @@
 import Logging
 
-/// Builds the provider a config names: the one place that knows every provider's initialiser.
+/// Builds the provider a config names, as the weather feed's source: the one place that knows
+/// every provider's initialiser.
 enum ProviderFactory {
     static func make(
         _ config: Config, client: CurlHTTPClient, recorder: UpstreamRecording, logger: Logger,
         clock: ExporterClock
-    ) -> WeatherProvider {
+    ) -> any FeedSource<WeatherSnapshot> {
         let settings = config.provider
         let upstream = Upstream(
             baseURL: settings.url, timeout: config.refresh.timeout, client: client, recorder: recorder, clock: clock)
         switch settings.name {
         case .openMeteo:
-            return OpenMeteoProvider(upstream, forecast: config.forecast, apiKey: settings.apiKey)
+            // The free public host runs one request per client at a time; any other takes several.
+            return OpenMeteoProvider(
+                upstream, forecast: config.forecast, apiKey: settings.apiKey,
+                parallelRequests: settings.isPublicHost ? 1 : config.refresh.parallelRequests)
         case .openWeatherMap:
             // Config validation guarantees the key.
             return OpenWeatherMapProvider(

@@ -49,6 +49,26 @@ public enum CallCost {
     }
 }
 
+/// A feed beside the weather that spends the weather provider's quota at `refresh.interval`
+/// (through the same `QuotaAccount`), and what one place costs it there.
+public struct QuotaSpending: Sendable, Equatable {
+    /// The feed's name, as in the log.
+    public var feed: String
+    public var callsPerPlace: Double
+
+    public init(feed: String, callsPerPlace: Double) {
+        self.feed = feed
+        self.callsPerPlace = callsPerPlace
+    }
+
+    /// The feeds `config` runs beside the weather on its provider's quota. None yet: a feed that
+    /// shares the quota (Open-Meteo's air quality) adds itself here, and the plan, the
+    /// `--config.check` line and `cloudy_exporter_upstream_planned_calls` count it.
+    public static func alongside(_ config: Config) -> [QuotaSpending] {
+        []
+    }
+}
+
 extension HTTPClientError.Kind {
     /// Whether a request that failed this way may have reached the provider, which then counts
     /// it: not when the name did not resolve, the connection or TLS handshake failed, the URL

@@ -22,17 +22,27 @@ public struct RefreshPlan: Sendable, Equatable {
     public var quotaIsStated: Bool
     /// The shard count the quota is divided by (1 when not sharded or `per_shard: true`).
     public var shareOf: Int
+    /// The other feeds that spend the provider's quota on the weather's interval (Open-Meteo's
+    /// air quality beside its forecast): the plan counts their calls with the weather's, so the
+    /// figures are the quota's, not one feed's.
+    public var alongside: [QuotaSpending]
 
-    public init(_ config: Config) {
+    /// The plan of `config`, with the feeds it runs beside the weather on the same quota
+    /// (`QuotaSpending.alongside`) unless `alongside` names them.
+    public init(_ config: Config, alongside: [QuotaSpending]? = nil) {
         provider = config.provider.name
         places = config.places.count
         budget = CallBudget.of(config)
         interval = config.refresh.interval
         quotaIsStated = config.quota.stated != nil
         shareOf = config.quota.perShard ? 1 : config.shard.count
+        self.alongside = alongside ?? QuotaSpending.alongside(config)
     }
 
-    public var callsPerRefresh: Double { budget.callsPerRefresh(places: places) }
+    /// What one refresh of every feed on the quota costs.
+    public var callsPerRefresh: Double {
+        budget.callsPerRefresh(places: places) + alongside.reduce(0) { $0 + Double(places) * $1.callsPerPlace }
+    }
 
     /// Calls `window` gets at `interval` (default: the plan's).
     public func planned(_ window: QuotaWindow, interval: Double? = nil) -> Double {
@@ -88,7 +98,7 @@ public struct RefreshPlan: Sendable, Equatable {
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
-            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue): "
+            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue)\(sharedBy): "
             + "\(Self.number(callsPerRefresh)) calls per refresh, "
             + "\(Self.number(planned(window))) a \(window.rawValue) at \(PrometheusDuration.format(interval))"
         guard let limit = budget.quota.limits[window] else { return line + "; no quota" }
@@ -102,6 +112,11 @@ public struct RefreshPlan: Sendable, Equatable {
             return line + ": needs \(PrometheusDuration.format(needed)) or more (\(keeping))"
         }
         return line + ": \(used) % of it; \(keeping)"
+    }
+
+    /// ` (weather + air-quality)` when other feeds spend the quota too; nothing otherwise.
+    private var sharedBy: String {
+        alongside.isEmpty ? "" : " (" + (["weather"] + alongside.map(\.feed)).joined(separator: " + ") + ")"
     }
 
     /// A count as people write it: thousands separated by commas, at most two decimals.

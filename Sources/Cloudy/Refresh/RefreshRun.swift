@@ -1,15 +1,15 @@
-/// A refresh under way: its places, what each got so far, and which are still to ask. A refresh
-/// that fits the provider's quota is asked in one step; one that does not is paced, a batch per
-/// step, each step when the `CallLedger` has room; one the provider refuses for its quota waits
+/// A feed's refresh under way: its places, what each got so far, and which are still to ask. A
+/// refresh that fits the quota is asked in one step; one that does not is paced, a batch per
+/// step, each step when the `QuotaAccount` has room; one the owner refuses for its quota waits
 /// for the `QuietPeriod` and then asks the rest.
-struct RefreshRun {
+struct RefreshRun<Report: Sendable> {
     /// The places this run refreshes, as configured: every place, or those a fast network retry
     /// is for.
     let places: [Place]
     /// Each place as located (a `city:` place with the coordinates found), or why it is not.
     let located: [Result<Place, WeatherFetchError>]
     /// Each place's outcome so far; nil while it is still to ask.
-    var outcomes: [Result<WeatherSnapshot, WeatherFetchError>?]
+    var outcomes: [Result<Report, WeatherFetchError>?]
     /// Indexes of located places still to ask, in config order.
     var pending: [Int]
     /// Clock seconds when the run started, or resumed after a quiet period.

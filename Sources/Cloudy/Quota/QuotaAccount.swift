@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// One quota as its owner counts it, and everything this process spends against it: the calls
+/// spent (`CallLedger`), the batches in flight, the quiet period after a refusal, and
+/// `<storage.path>/quota.json` that keeps them over a restart (`QuotaState`). Every feed that
+/// spends the quota (Open-Meteo's forecast and air-quality hosts share one free limit per
+/// client) asks the same account before each batch, so together they pace within 90 % of each
+/// window (`RefreshPlan.margin`) and a refusal one of them gets quiets them all.
+///
+/// Feeds run on queues of their own, so the account is locked; a batch's places are reserved
+/// when it goes out and settled with what the owner counted when its answers are in, so two
+/// feeds never both spend the room that is left.
+public final class QuotaAccount: Sendable {
+    private struct State {
+        var provider: ProviderName
+        var url: String
+        /// The quota in force; pacing keeps each window within `RefreshPlan.margin` of it.
+        var quota: Quota
+        var ledger = CallLedger()
+        /// Calls of batches out now, not yet in the ledger.
+        var reserved = 0.0
+        var quietPeriod: QuietPeriod?
+
+        var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
+        /// How long the ledger keeps calls: the longest window limited.
+        var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }
+    }
+
+    private let state: NIOLockedValueBox<State>
+    /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
+    private let file: URL?
+    private let logger: Logger
+
+    /// The account of `provider` at `url` under `quota`. With a `file`, what the owner counted
+    /// before a restart still counts, and a refusal still in force holds.
+    public init(provider: ProviderName, url: String, quota: Quota, file: URL?, now: Double, logger: Logger) {
+        self.file = file
+        self.logger = logger
+        var initial = State(provider: provider, url: url, quota: quota)
+        if let file, let kept = QuotaState.load(from: file, provider: provider, url: url, logger: logger) {
+            initial.ledger = kept.ledger
+            if let quiet = kept.quietPeriod, quiet.until > now { initial.quietPeriod = quiet }
+            logger.info(
+                "calls spent before the restart still count",
+                metadata: [
+                    "provider": "\(provider.rawValue)",
+                    "calls_last_day": "\(SampleValue.format(kept.ledger.spent(inLast: 86400, at: now)))",
+                    "quiet_until": "\(initial.quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
+                ])
+        }
+        state = NIOLockedValueBox(initial)
+    }
+
+    /// The owner's refusal in force (or lifted but not yet noticed by a feed).
+    public var quietPeriod: QuietPeriod? { state.withLockedValue { $0.quietPeriod } }
+
+    /// The ledger as it stands.
+    var ledger: CallLedger { state.withLockedValue { $0.ledger } }
+
+    /// Calls spent in the `seconds` up to `now`, by every feed of the account.
+    public func spent(inLast seconds: Double, at now: Double) -> Double {
+        state.withLockedValue { $0.ledger.spent(inLast: seconds, at: now) }
+    }
+
+    /// Applies a reloaded config: the quota in force, and the owner. Calls spent and a quiet
+    /// period belong to the owner that was asked: they stay while it stays the same; another
+    /// one starts afresh. Returns whether it did.
+    @discardableResult
+    public func update(provider: ProviderName, url: String, quota: Quota) -> Bool {
+        state.withLockedValue { state in
+            state.quota = quota
+            guard state.provider != provider || state.url != url else { return false }
+            state.provider = provider
+            state.url = url
+            state.ledger = CallLedger()
+            state.quietPeriod = nil
+            save(state)
+            return true
+        }
+    }
+
+    /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
+    /// fit every window with what was spent and what is out now (all of them without a quota).
+    /// Returns how many; the batch settles them with `settle`.
+    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> Int {
+        state.withLockedValue { state in
+            var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
+            if state.reserved > 0, !state.quota.limits.isEmpty {
+                // Another feed's batch is out: it counts as spent now, and no place goes alone.
+                var withOut = state.ledger
+                withOut.record(state.reserved, at: now, keeping: state.horizon)
+                let cost = max(callsPerPlace, 1e-9)
+                let roomy = state.pacingQuota.limits.allSatisfy { window, limit in
+                    limit - withOut.spent(inLast: window.seconds, at: now) + 1e-9 >= cost
+                }
+                fit =
+                    roomy
+                    ? withOut.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now) : 0
+            }
+            let taken = min(fit, places)
+            if !state.quota.limits.isEmpty { state.reserved += Double(taken) * callsPerPlace }
+            return taken
+        }
+    }
+
+    /// Settles a batch of `places` reserved places: the owner counted `spent` calls for it, as
+    /// of `now` (when its answers are in; 0 for a batch cancelled on shutdown).
+    public func settle(places: Int, callsPerPlace: Double, spent: Double, at now: Double) {
+        state.withLockedValue { state in
+            if !state.quota.limits.isEmpty { state.reserved = max(0, state.reserved - Double(places) * callsPerPlace) }
+            state.ledger.record(spent, at: now, keeping: state.horizon)
+            if spent > 0, !state.quota.limits.isEmpty { save(state) }
+        }
+    }
+
+    /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
+    /// itself, or when a past batch leaves a window. A batch still out counts as spent now.
+    public func nextRoom(callsPerPlace: Double, after now: Double) -> Double {
+        state.withLockedValue { state in
+            var ledger = state.ledger
+            if state.reserved > 0 { ledger.record(state.reserved, at: now, keeping: state.horizon) }
+            return ledger.nextRoom(callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
+        }
+    }
+
+    /// Starts a quiet period after the owner refused for its quota: nothing goes to it from any
+    /// feed of the account until `until`.
+    public func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
+        state.withLockedValue { state in
+            let period = QuietPeriod(provider: state.provider, reason: reason, until: until)
+            state.quietPeriod = period
+            save(state)
+            return period
+        }
+    }
+
+    /// Ends the quiet period when it is over at `now`; returns it when this call ended it (the
+    /// feed that does says so in the log), nil when there was none or it still holds.
+    public func liftQuietPeriod(at now: Double) -> QuietPeriod? {
+        state.withLockedValue { state -> QuietPeriod? in
+            guard let quiet = state.quietPeriod, now >= quiet.until else { return nil }
+            state.quietPeriod = nil
+            save(state)
+            return quiet
+        }
+    }
+
+    /// Keeps the ledger and the quiet period in `file` for the next start. Called under the
+    /// lock, so the file always ends with the latest state when two feeds write at once.
+    private func save(_ state: State) {
+        guard let file else { return }
+        QuotaState(provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
+            .save(to: file, logger: logger)
+    }
+}

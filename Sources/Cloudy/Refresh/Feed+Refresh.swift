@@ -1,0 +1,297 @@
+import CMalloc
+import Dispatch
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A refresh's steps, all on the feed's queue: locate, then ask in batches the quota has room
+/// for, record and render each, and finish with the back-off and the next refresh armed.
+extension Feed {
+    /// Starts a refresh of every place, or of the places named: locates them, then asks.
+    func begin(only names: Set<String>?, retryingNetwork: Bool) {
+        idle.enter()
+        defer { idle.leave() }
+        let started = clock.now()
+        let all = schedule.places
+        let places = names.map { wanted in all.filter { wanted.contains($0.name) } } ?? all
+        let coversEveryPlace = places.count == all.count
+        if coversEveryPlace { lastStarted = started }
+        guard !places.isEmpty else {
+            arm(in: backoffState.nextRefresh(after: lastStarted) - started)
+            return
+        }
+        let began = DispatchTime.now()
+        // `city:` places are located first; those not found yet wait while the others are fetched.
+        let located =
+            locator?.locate(places, now: started, retryInterval: backoffState.interval) ?? places.map { .success($0) }
+        var run = RefreshRun<Report>(
+            places: places, located: located, started: started, coversEveryPlace: coversEveryPlace)
+        run.retriesNetwork = retryingNetwork
+        let unlocated = located.indices.filter { run.location(at: $0) == nil }
+        if !unlocated.isEmpty {
+            recorder.record(
+                unlocated.compactMap { index in
+                    run.outcomes[index].map { (place: places[index], location: nil, outcome: $0) }
+                }, at: clock.now())
+            logFailures(of: unlocated, in: run)
+            run.hasUnrendered = true
+        }
+        run.busySeconds += Self.seconds(since: began)
+        self.run = run
+        step()
+    }
+
+    /// Asks the next batch of the refresh under way: as many places as the quota has room for
+    /// now (all of them without a quota), records and renders what came back, then arms the
+    /// next step, the quiet period's end, or the next refresh.
+    func step() {
+        guard running, var run else { return }
+        idle.enter()
+        defer { idle.leave() }
+        var now = clock.now()
+        if let quiet = account.quietPeriod, now < quiet.until {
+            // A run that begins in a quiet period (kept over a restart, begun by another feed of
+            // the account, or after a reload) waits for it like one the owner refused: its
+            // places say so meanwhile, and it counts as started when the period lifts.
+            if !run.waitsForQuietPeriod {
+                run.waitsForQuietPeriod = true
+                let waiting = WeatherFetchError(quiet.description, wasAsked: false)
+                recorder.record(
+                    run.pending.map {
+                        (place: run.places[$0], location: run.location(at: $0), outcome: .failure(waiting))
+                    }, at: now)
+                show(quiet)
+                recorder.render(now: now)
+                self.run = run
+            }
+            armStep(in: quiet.until - now)
+            return
+        }
+        if account.liftQuietPeriod(at: now) != nil {
+            logger.info(
+                "quiet period over; asking the provider again",
+                metadata: ["provider": "\(source.providerLabel)", "places_waiting": "\(run.pending.count)"])
+        }
+        show(nil)
+        if run.waitsForQuietPeriod {
+            run.waitsForQuietPeriod = false
+            run.started = now
+            if run.coversEveryPlace { lastStarted = now }
+        }
+        guard !run.pending.isEmpty else {
+            // Nothing to fetch (no place could be located): the located failures go on the page.
+            recorder.recordRefresh(seconds: run.busySeconds)
+            recorder.render(now: now)
+            armStaleTimer()
+            return finish(run)
+        }
+        let cost = schedule.callsPerPlace
+        let affordable = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
+        guard affordable > 0 else {
+            if run.hasUnrendered {
+                run.hasUnrendered = false
+                recorder.render(now: now)
+            }
+            return armNextBatch(of: run, now: now)
+        }
+        let began = DispatchTime.now()
+        let taken = Array(run.pending.prefix(affordable))
+        run.pending.removeFirst(taken.count)
+        let results = source.fetch(taken.compactMap { run.location(at: $0) }, logger: logger)
+        // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
+        // back is the shutdown, not the upstream's answer; nothing is recorded, shown or backed off.
+        guard !client.isCancelled else {
+            account.settle(places: taken.count, callsPerPlace: cost, spent: 0, at: clock.now())
+            self.run = nil
+            return
+        }
+        now = clock.now()
+        // Stamped when the answers are in, so the next batch leaves at least a window after
+        // the owner counted this one. Places not asked, or whose request never reached the
+        // API, cost nothing; a request the upstream answered with an error costs what it
+        // counts for it (`WeatherFetchError.calls`), as `cloudy_exporter_upstream_calls_total` has it.
+        let spent = results.reduce(0.0) { sum, outcome in
+            guard case .failure(let error) = outcome else { return sum + cost }
+            guard error.wasAsked, error.cause != .network else { return sum }
+            return sum + (error.calls ?? cost)
+        }
+        account.settle(places: taken.count, callsPerPlace: cost, spent: spent, at: now)
+
+        var refusal: WeatherFetchError?
+        var refused: [Int] = []
+        var answeredNow: [Int] = []
+        for (offset, index) in taken.enumerated() {
+            let outcome = offset < results.count ? results[offset] : .failure(WeatherFetchError("no answer"))
+            if case .failure(let error) = outcome, case .quota = error.cause {
+                if refusal == nil || (refusal?.wasAsked == false && error.wasAsked) { refusal = error }
+                refused.append(index)
+            } else {
+                run.outcomes[index] = outcome
+                answeredNow.append(index)
+                if case .success = outcome, schedule.places.contains(run.places[index]) {
+                    answered.insert(run.places[index].name)
+                }
+            }
+        }
+        recorder.record(
+            answeredNow.compactMap { index in
+                run.outcomes[index].map { (place: run.places[index], location: run.location(at: index), outcome: $0) }
+            }, at: now)
+        logFailures(of: answeredNow, in: run)
+        var quiet: QuietPeriod?
+        if let refusal {
+            run.pending = refused + run.pending
+            let period = beginQuietPeriod(after: refusal, now: now, placesWaiting: run.pending.count)
+            let waiting = WeatherFetchError(period.description, cause: refusal.cause, wasAsked: false)
+            recorder.record(
+                run.pending.map { (place: run.places[$0], location: run.location(at: $0), outcome: .failure(waiting)) },
+                at: now)
+            show(period)
+            run.waitsForQuietPeriod = true
+            quiet = period
+        }
+        run.busySeconds += Self.seconds(since: began)
+        run.hasUnrendered = false
+        // The refresh's duration is on the page rendered when its last batch is in.
+        if quiet == nil, run.pending.isEmpty { recorder.recordRefresh(seconds: run.busySeconds) }
+        recorder.render(now: now)
+        armStaleTimer()
+        self.run = run
+        if let quiet {
+            armStep(in: quiet.until - now)
+        } else if run.pending.isEmpty {
+            finish(run)
+        } else {
+            armNextBatch(of: run, now: now)
+        }
+    }
+
+    /// Arms the next step of `run` for when the quota has room for a place (at once when it
+    /// has now); the first wait of a run is logged.
+    private func armNextBatch(of run: RefreshRun<Report>, now: Double) {
+        var run = run
+        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
+        let wait = room > now ? room + Self.pacingMargin - now : 0
+        if wait > 0, !run.toldPacing {
+            run.toldPacing = true
+            logger.info(
+                "refresh paced to stay within the provider's quota",
+                metadata: [
+                    "provider": "\(source.providerLabel)", "places_waiting": "\(run.pending.count)",
+                    "next_batch_in_seconds": "\(SampleValue.format(wait.rounded()))",
+                ])
+        }
+        self.run = run
+        armStep(in: wait)
+    }
+
+    /// The quiet period a quota refusal asks for, started for the whole account: the window
+    /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
+    /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling
+    /// waits. Logged here, once.
+    private func beginQuietPeriod(after refusal: WeatherFetchError, now: Double, placesWaiting: Int) -> QuietPeriod {
+        let until: Double
+        if case .quota(let window?) = refusal.cause {
+            let asked = refusal.retryAfter.map { now + min($0, 31 * 86400) } ?? now
+            until = max(QuietPeriod.lift(after: window, now: now), asked)
+            backoffState.hold(until: until)
+        } else {
+            backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
+            until = backoffState.notBefore
+        }
+        let period = account.beginQuietPeriod(reason: refusal.message, until: until)
+        logger.warning(
+            "the provider refuses requests for its quota; none until it lifts",
+            metadata: [
+                "provider": "\(source.providerLabel)", "reason": "\(refusal.message)",
+                "until": "\(QuietPeriod.utcTime(until))", "places_waiting": "\(placesWaiting)",
+            ])
+        return period
+    }
+
+    /// Ends the refresh (its duration is already on the page): back-off, the log line, and the
+    /// next refresh armed — soon when places that never had an answer failed for the network.
+    private func finish(_ run: RefreshRun<Report>) {
+        self.run = nil
+        let now = clock.now()
+        // Decoding and rendering free megabytes at once; hand them back to the system so the
+        // resident size reflects what the exporter keeps, not its peak.
+        _ = malloc_trim(0)
+        let outcomes = run.outcomes.map { $0 ?? .failure(WeatherFetchError("no answer")) }
+        let failed = outcomes.filter { if case .failure = $0 { return true } else { return false } }.count
+        // Only a refresh that failed for every place it fetched says the upstream is in trouble.
+        let fetched = run.fetchedIndexes
+        let upstreamFailures = fetched.compactMap { index -> WeatherFetchError? in
+            guard case .failure(let error) = outcomes[index] else { return nil }
+            return error
+        }
+        if !upstreamFailures.contains(where: { $0.cause == .badRequest }) { loggedBadRequests = [] }
+        // Places not located because the geocoder could not be reached wait for the network too.
+        let networkWaiting = run.places.indices.filter { index in
+            guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
+            return !answered.contains(run.places[index].name)
+        }.map { run.places[$0].name }
+        let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
+        let regular = backoffState.nextRefresh(after: lastStarted)
+        if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
+            networkRetries += 1
+            logger.info(
+                "no connection to the provider yet; retrying soon",
+                metadata: [
+                    "provider": "\(source.providerLabel)", "places": "\(networkWaiting.count)",
+                    "next_attempt_in_seconds": "\(SampleValue.format(fastRetry))",
+                ])
+            let everyPlace = networkWaiting.count == schedule.places.count
+            arm(in: fastRetry, only: everyPlace ? nil : Set(networkWaiting), retryingNetwork: true)
+        } else {
+            if networkWaiting.isEmpty { networkRetries = 0 }
+            if !fetched.isEmpty, upstreamFailures.count == fetched.count {
+                let retryAfter = upstreamFailures.compactMap(\.retryAfter).max()
+                backoffState.recordFailure(now: now, retryAfter: retryAfter, jitter: jitter())
+                logger.info(
+                    "provider failing; backing off",
+                    metadata: [
+                        "consecutive_failures": "\(backoffState.failures)",
+                        "next_attempt_in_seconds":
+                            "\(SampleValue.format((backoffState.nextRefresh(after: now) - now).rounded()))",
+                    ])
+            } else {
+                backoffState.recordSuccess()
+            }
+            arm(in: backoffState.nextRefresh(after: lastStarted) - now)
+        }
+        logger.info(
+            "refresh finished",
+            metadata: [
+                "places_ok": "\(run.places.count - failed)", "places_failed": "\(failed)",
+                "duration_seconds": "\(SampleValue.format((run.busySeconds * 1000).rounded() / 1000))",
+                "provider": "\(source.providerLabel)",
+            ])
+    }
+
+    /// One warning per failed place, except what is said once: a 400 (a config problem) once
+    /// per message, and network failures in a fast retry (the line that armed it said so).
+    private func logFailures(of indexes: [Int], in run: RefreshRun<Report>) {
+        for index in indexes {
+            guard case .failure(let error)? = run.outcomes[index] else { continue }
+            let name = run.places[index].name
+            switch error.cause {
+            case .badRequest:
+                guard loggedBadRequests.insert(error.message).inserted else { continue }
+                logger.error(
+                    "the provider refuses the request (HTTP 400): a config problem; asked again only at the interval",
+                    metadata: ["location": "\(name)", "reason": "\(error.message)"])
+            case .network where run.retriesNetwork:
+                continue
+            default:
+                logger.warning("place refresh failed", metadata: ["location": "\(name)", "reason": "\(error.message)"])
+            }
+        }
+    }
+
+    private static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}

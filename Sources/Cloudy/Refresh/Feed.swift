@@ -1,0 +1,226 @@
+import Dispatch
+import Logging
+
+/// The schedule of one upstream (a `FeedSource`) for a set of places: refreshes from one-shot
+/// timers on a serial queue, the first at start-up, then every `FeedSchedule.interval` — later
+/// while the upstream fails (`Backoff`, with jitter and `Retry-After`). The timer is armed again
+/// only when a refresh has finished, so a slow refresh never overlaps the next; scrapes never
+/// wait on it. A second timer re-renders the pages when a recorded value reaches its stale
+/// cutoff, so stale series vanish on time even while refreshes wait. Time comes from an
+/// `ExporterClock` (Dispatch and the wall clock in production; a manual clock in tests).
+///
+/// Within the quota (`QuotaAccount`, shared with the other feeds that spend it): a refresh that
+/// costs more than a window allows is paced, and the pages are rendered after each batch. A
+/// quota refusal starts a `QuietPeriod` for the whole account: nothing goes to the owner until
+/// it lifts, then the refresh asks the places still waiting. A first refresh that fails because
+/// the network is not there yet is retried after 2 s, 4 s, 8 s, … up to the interval, for the
+/// places that never had an answer. The steps of a refresh are in `Feed+Refresh.swift`.
+public final class Feed<Report: Sendable>: @unchecked Sendable {
+    let queue: DispatchQueue
+    let recorder: any FeedRecorder<Report>
+    let account: QuotaAccount
+    let client: CurlHTTPClient
+    let logger: Logger
+    let clock: ExporterClock
+    /// Uniform in 0…1: spreads the back-off of replicas that failed together.
+    let jitter: @Sendable () -> Double
+    /// Locates `city:` places before they are asked; nil: every place has coordinates.
+    let locator: (any PlaceLocator)?
+    let idle = DispatchGroup()
+    // Touched only on `queue`:
+    var source: any FeedSource<Report>
+    var schedule: FeedSchedule
+    var timer: ScheduledTimer?
+    /// When `timer` fires (clock seconds).
+    var timerDeadline: Double?
+    var staleTimer: ScheduledTimer?
+    var running = false
+    /// When the last refresh of every place started (or resumed after a quiet period).
+    var lastStarted = 0.0
+    var backoffState: Backoff
+    /// The refresh under way while it waits between paced batches or for a quiet period.
+    var run: RefreshRun<Report>?
+    /// The quiet period the recorder was last told of.
+    var shownQuietPeriod: QuietPeriod?
+    /// Fast retries so far for places whose first fetch failed for the network.
+    var networkRetries = 0
+    /// The timer armed is such a fast retry.
+    var armedForNetwork = false
+    /// 400 answers already logged (by message): a config problem is said once.
+    var loggedBadRequests: Set<String> = []
+    /// Places (by name) that got an answer since they were configured as they are.
+    var answered: Set<String> = []
+
+    /// The first retry after a network failure before a place's first success; each next
+    /// one waits twice as long, until the wait would reach the interval.
+    static var firstNetworkRetry: Double { 2 }
+    /// How long after a past batch leaves a window the next paced batch goes out.
+    static var pacingMargin: Double { 1 }
+
+    /// A feed asking `source` for `schedule`'s places, spending `account`, recording into
+    /// `recorder`. `client` is the one `source` fetches through: `stop` cancels it (feeds that
+    /// share a client stop together).
+    public init(
+        source: any FeedSource<Report>, schedule: FeedSchedule, recorder: any FeedRecorder<Report>,
+        account: QuotaAccount, client: CurlHTTPClient, locator: (any PlaceLocator)? = nil, logger: Logger,
+        clock: ExporterClock, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        queue = DispatchQueue(label: "cloudy.feed.\(source.providerLabel)")
+        self.source = source
+        self.schedule = schedule
+        self.recorder = recorder
+        self.account = account
+        self.client = client
+        self.locator = locator
+        self.logger = logger
+        self.clock = clock
+        self.jitter = jitter
+        backoffState = Backoff(interval: schedule.interval)
+        // A refusal kept over a restart holds this feed too, and its places say so at once.
+        if let quiet = account.quietPeriod, quiet.until > clock.now() {
+            backoffState.hold(until: quiet.until)
+            recorder.setQuietPeriod(quiet)
+            shownQuietPeriod = quiet
+        }
+    }
+
+    public func start() {
+        queue.sync {
+            self.client.resume()
+            self.running = true
+            self.arm(in: 0)
+        }
+    }
+
+    /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
+    /// (shutdown must not wait on a hung upstream).
+    public func stop(timeout: Double = 0.5) {
+        client.cancelAll()
+        queue.async {
+            self.running = false
+            self.run = nil
+            self.timer?.cancel()
+            self.timer = nil
+            self.staleTimer?.cancel()
+            self.staleTimer = nil
+        }
+        _ = idle.wait(timeout: .now() + timeout)
+    }
+
+    /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
+    /// (nil: it stays, with its caches), `restart` says it is another upstream (its back-off
+    /// starts afresh). When places were added or changed, or what is fetched changed, a refresh
+    /// runs at once (back-off, Retry-After and a quiet period permitting), so new places appear
+    /// without waiting a whole interval; a paced refresh under way then asks its places still
+    /// waiting and the new ones, not its first places again. A reload that changed neither keeps
+    /// the schedule (a paced refresh goes on, an armed fast network retry stays), so reloading
+    /// is no way around fair use.
+    public func apply(_ schedule: FeedSchedule, source: (any FeedSource<Report>)?, restart: Bool) {
+        queue.async {
+            let previous = self.schedule
+            self.schedule = schedule
+            if let source { self.source = source }
+            self.loggedBadRequests = []
+            self.backoffState.interval = schedule.interval
+            if restart {
+                self.backoffState = Backoff(interval: schedule.interval)
+                self.show(self.account.quietPeriod)
+            }
+            self.forgetAnswers(changedFrom: previous.places, to: schedule.places)
+            let known = Set(previous.places.map(\.name))
+            let placesChanged = schedule.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
+            guard self.running else { return }
+            let now = self.clock.now()
+            if source != nil || placesChanged {
+                // A refresh under way (paced, or waiting for a quiet period) with the same fetch
+                // settings goes on with its places still waiting, plus the added or changed ones,
+                // rather than asking its first places again.
+                var only: Set<String>?
+                if source == nil, let run = self.run {
+                    let unchanged = Set(schedule.places.filter { previous.places.contains($0) }.map(\.name))
+                    let waiting = run.pending.map { run.places[$0].name }.filter { unchanged.contains($0) }
+                    let new = schedule.places.filter { !previous.places.contains($0) }.map(\.name)
+                    only = Set(waiting + new)
+                }
+                self.arm(in: self.backoffState.notBefore - now, only: only)
+            } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork {
+                // A fast retry armed stays: the network is still awaited.
+                self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
+            }
+        }
+    }
+
+    /// A place whose coordinates, city or time zone changed starts again as never answered (as
+    /// the store starts its status afresh).
+    private func forgetAnswers(changedFrom old: [Place], to new: [Place]) {
+        var before: [String: Place] = [:]
+        for place in old { before[place.name] = place }
+        answered = Set(
+            new.compactMap { place in
+                guard answered.contains(place.name), let was = before[place.name], was.latitude == place.latitude,
+                    was.longitude == place.longitude, was.city == place.city, was.timezone == place.timezone
+                else { return nil }
+                return place.name
+            })
+    }
+
+    /// Tells the recorder of the quiet period in force (nil: none), once per change.
+    func show(_ quiet: QuietPeriod?) {
+        guard quiet != shownQuietPeriod else { return }
+        shownQuietPeriod = quiet
+        recorder.setQuietPeriod(quiet)
+    }
+
+    /// Returns once the work queued so far (a reload's `apply`, a refresh) has run.
+    public func waitForQueuedWork() {
+        queue.sync {}
+    }
+
+    /// When the next refresh (or the next batch of a paced one) is due (clock seconds), or nil
+    /// when stopped.
+    public var nextRefresh: Double? {
+        queue.sync { running ? timerDeadline : nil }
+    }
+
+    /// The back-off as it stands.
+    public var backoff: Backoff {
+        queue.sync { backoffState }
+    }
+
+    /// Arms the one-shot refresh timer `delay` seconds from now (at once when ≤ 0), for every
+    /// place or only those named; a refresh under way is given up.
+    func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
+        run = nil
+        armedForNetwork = retryingNetwork
+        setTimer(in: delay) { [weak self] in
+            guard let self, self.running else { return }
+            self.begin(only: names, retryingNetwork: retryingNetwork)
+        }
+    }
+
+    /// Arms the timer for the next step of the refresh under way.
+    func armStep(in delay: Double) {
+        setTimer(in: delay) { [weak self] in
+            guard let self, self.running else { return }
+            self.step()
+        }
+    }
+
+    private func setTimer(in delay: Double, _ action: @escaping @Sendable () -> Void) {
+        timer?.cancel()
+        timerDeadline = clock.now() + max(0, delay)
+        timer = clock.schedule(after: delay, leeway: min(1, backoffState.interval * 0.05), on: queue, action)
+    }
+
+    /// Arms the re-render for the moment the next recorded value goes stale.
+    func armStaleTimer() {
+        staleTimer?.cancel()
+        staleTimer = nil
+        guard running, let deadline = recorder.nextStaleDeadline() else { return }
+        staleTimer = clock.schedule(after: deadline - clock.now() + 0.01, leeway: 0, on: queue) { [weak self] in
+            guard let self, self.running else { return }
+            self.recorder.render(now: self.clock.now())
+            self.armStaleTimer()
+        }
+    }
+}

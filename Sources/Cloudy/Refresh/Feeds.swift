@@ -1,0 +1,63 @@
+import Dispatch
+import Logging
+
+/// Every upstream the exporter asks on a schedule, started, stopped and reloaded together by
+/// the application (`RefreshService`, `ConfigReloader`). The weather (`Refresher`) comes first;
+/// each other source adds its `ConfiguredFeed` here.
+public struct Feeds: Sendable {
+    public let all: [any ScheduledFeed]
+
+    public init(_ all: [any ScheduledFeed]) {
+        self.all = all
+    }
+
+    public func start() {
+        for feed in all { feed.start() }
+    }
+
+    /// Stops them side by side, so shutdown waits `timeout` at most, not once per feed.
+    public func stop(timeout: Double = 0.5) {
+        let all = self.all
+        DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop(timeout: timeout) }
+    }
+
+    /// Applies a config accepted by a reload to each feed.
+    public func apply(_ config: Config, previous: Config) {
+        for feed in all { feed.apply(config, previous: previous) }
+    }
+}
+
+/// A `Feed` driven by the config: what the application builds for a source that needs no more
+/// than its schedule and its source from the config. A reload applies the new schedule, and
+/// rebuilds the source only when `sourceChanged` says what it fetches changed (so a source that
+/// stays keeps its caches, such as MET Norway's `Expires`).
+public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
+    public let feed: Feed<Report>
+    private let schedule: @Sendable (Config) -> FeedSchedule
+    private let source: @Sendable (Config) -> any FeedSource<Report>
+    private let sourceChanged: @Sendable (_ config: Config, _ previous: Config) -> Bool
+
+    public init(
+        config: Config, recorder: any FeedRecorder<Report>, account: QuotaAccount, client: CurlHTTPClient,
+        locator: (any PlaceLocator)?, logger: Logger, clock: ExporterClock,
+        schedule: @escaping @Sendable (Config) -> FeedSchedule,
+        source: @escaping @Sendable (Config) -> any FeedSource<Report>,
+        sourceChanged: @escaping @Sendable (_ config: Config, _ previous: Config) -> Bool
+    ) {
+        self.schedule = schedule
+        self.source = source
+        self.sourceChanged = sourceChanged
+        feed = Feed(
+            source: source(config), schedule: schedule(config), recorder: recorder, account: account, client: client,
+            locator: locator, logger: logger, clock: clock)
+    }
+
+    public func start() { feed.start() }
+
+    public func stop(timeout: Double) { feed.stop(timeout: timeout) }
+
+    public func apply(_ config: Config, previous: Config) {
+        feed.apply(
+            schedule(config), source: sourceChanged(config, previous) ? source(config) : nil, restart: false)
+    }
+}
