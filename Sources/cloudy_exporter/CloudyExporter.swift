@@ -134,7 +134,7 @@ struct CloudyExporter: AsyncParsableCommand {
                 print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
                 if let webConfigFile, let web {
                     print("\(webConfigFile): OK (\(web.summary))")
-                    for warning in web.warnings {
+                    for warning in web.warnings() {
                         FileHandle.standardError.write(Data("\(webConfigFile): warning: \(warning)\n".utf8))
                     }
                 }

@@ -9,60 +9,7 @@ import XCTest
 /// The web config on the server's real pipeline (EmbeddedChannel): logins on every endpoint,
 /// the liveness opt-out, the rate limit on a `ManualClock`, extra headers, malformed
 /// `Authorization` headers, and re-reading the file.
-final class WebAccessTests: XCTestCase {
-    var directory: URL!
-    var webFile: URL!
-    let clock = ManualClock()
-    let log = RecordedLog()
-    static let password = "pässwörd ☂"
-    var hash = ""
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        webFile = directory.appendingPathComponent("web.yml")
-        hash = try TestCertificates.htpasswdHash(Self.password)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Re-reads of the web config, handed off by `current()`; they run when the test says.
-    let rereads = QueuedWork()
-
-    func connection(_ yaml: String, maximumPendingLogins: Int = LoginCheckQueue.defaultMaximumPending) throws
-        -> (EmbeddedHTTPConnection, WebConfigReloader)
-    {
-        try yaml.write(to: webFile, atomically: true, encoding: .utf8)
-        let web = try WebConfigReloader(
-            path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload,
-            loginChecks: LoginCheckQueue(maximumPending: maximumPendingLogins))
-        return (try EmbeddedHTTPConnection(routes: routes(web)), web)
-    }
-
-    func routes(_ web: WebConfigReloader) throws -> Routes {
-        Routes(
-            store: try makeServerTestStore(.ready), telemetryPath: "/metrics", webConfig: web,
-            reload: ReloadRecorder().reload)
-    }
-
-    /// Writes `yaml` as the web config, lets the next look see it, and runs the re-read it starts.
-    func reread(_ web: WebConfigReloader, _ yaml: String) throws {
-        try yaml.write(to: webFile, atomically: true, encoding: .utf8)
-        clock.advance(by: 1)
-        _ = web.current()
-        XCTAssertEqual(rereads.run(), 1, "one re-read")
-    }
-
-    func basic(_ user: String, _ password: String) -> String {
-        basic(Array("\(user):\(password)".utf8))
-    }
-
-    func basic(_ bytes: [UInt8]) -> String {
-        "Authorization: Basic " + Data(bytes).base64EncodedString()
-    }
-
+final class WebAccessTests: WebConfigTestCase {
     var users: String { "basic_auth_users:\n  prometheus: \"\(hash)\"\n" }
 
     func testEveryEndpointAsksForTheLogin() throws {
@@ -304,9 +251,9 @@ final class WebAccessTests: XCTestCase {
         let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: 9))
         func cpuTime(_ user: String) -> Double {
             (0..<3).map { _ in
-                let before = Self.threadCPUTime()
+                let before = Bcrypt.threadCPUSeconds()
                 _ = auth.verify(password: Array("wrong".utf8), hash: users[user])
-                return Self.threadCPUTime() - before
+                return Bcrypt.threadCPUSeconds() - before
             }.min()!
         }
         let alice = cpuTime("alice")
@@ -411,12 +358,6 @@ final class WebAccessTests: XCTestCase {
 
     static func base64(_ user: String, _ password: String) -> String {
         Data("\(user):\(password)".utf8).base64EncodedString()
-    }
-
-    static func threadCPUTime() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The two gauges as a scrape appends them, compared with Fixtures/golden/web-config.prom

@@ -170,7 +170,7 @@ final class WebConfigLoaderTests: XCTestCase {
             "http_server_config:\n  headers:\n    Content-Security-Policy: \"a\\r\\nSet-Cookie: x\"\n",
             field: "http_server_config.headers.Content-Security-Policy", reason: "control character")
         try assertRefused("rate_limit:\n  burst: 5\n", field: "rate_limit.interval", reason: "required")
-        try assertRefused("rate_limit:\n  interval: 1s\n  burst: 0\n", field: "rate_limit.burst", reason: "between")
+        try assertRefused("rate_limit:\n  interval: 1s\n  burst: -1\n", field: "rate_limit.burst", reason: "between")
         try assertRefused(
             "rate_limit:\n  interval: soon\n  burst: 1\n", field: "rate_limit.interval", reason: "duration")
     }
@@ -187,15 +187,12 @@ final class WebConfigLoaderTests: XCTestCase {
         let wrongCost = "$2b$99$" + String(repeating: "a", count: 53)
         try assertRefused(
             "basic_auth_users:\n  alice: \"\(wrongCost)\"\n", field: "basic_auth_users.alice", reason: "cost")
-        // Well-formed, but a login would take minutes (start-up hung on the dummy hash at 31).
+        // Well-formed at any cost bcrypt allows, as in the toolkit (ToolkitVerdictTests: the warning).
         let valid = try TestCertificates.htpasswdHash("secret")
-        for cost in [17, 31] {
-            try assertRefused(
-                "basic_auth_users:\n  alice: \"\(Bcrypt.withCost(valid, cost))\"\n", field: "basic_auth_users.alice",
-                reason: "bcrypt cost \(cost) is above 16, the highest accepted")
+        for cost in [16, 31] {
+            XCTAssertEqual(
+                try parse("basic_auth_users:\n  alice: \"\(Bcrypt.withCost(valid, cost))\"\n").users.count, 1)
         }
-        XCTAssertEqual(
-            try parse("basic_auth_users:\n  alice: \"\(Bcrypt.withCost(valid, 16))\"\n").users.count, 1, "16 is fine")
         let md5 = "$1$abcdefgh$" + String(repeating: "a", count: 22)
         try assertRefused("basic_auth_users:\n  alice: \"\(md5)\"\n", field: "basic_auth_users.alice", reason: "bcrypt")
     }
