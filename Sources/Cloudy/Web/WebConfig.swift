@@ -56,7 +56,7 @@ public struct WebConfig: Sendable {
         public var curves: [NIOTLSCurve]?
         /// Files whose change means a re-read: the certificate, key and client CA files.
         public var files: [String] = []
-        /// The context `WebConfigLoader` built to check the key against the certificate; the
+        /// The context `TLSServerConfigLoader` built to check the key against the certificate; the
         /// server uses it rather than building another.
         var context: NIOSSLContext?
     }
