@@ -114,9 +114,8 @@ extension WebConfigLoaderTests {
     }
 }
 
-/// The same configs at run time, on the server's real pipeline: burst 0 answers 429 however
-/// long the clock runs, interval 0 limits nothing, and a cost-18 login is checked (real bcrypt,
-/// ~16 s of CPU) and let in, however long it takes; each warning logged once per read.
+/// The rate-limit configs at run time, on the server's real pipeline: burst 0 answers 429 however
+/// long the clock runs, interval 0 limits nothing; each warning logged once per read.
 final class ToolkitVerdictAccessTests: WebConfigTestCase {
     func testBurstZeroAnswersEveryRequest429() throws {
         let (server, web) = try connection("rate_limit:\n  interval: 100ms\n  burst: 0\n")
@@ -132,6 +131,12 @@ final class ToolkitVerdictAccessTests: WebConfigTestCase {
         XCTAssertEqual(log.entries(containing: "rate_limit.interval: 0 turns the rate limit off").count, 1)
     }
 
+}
+
+/// A cost-18 login on the server's real pipeline: checked with real bcrypt (~16 s of CPU) and let
+/// in, however long it takes. The suite's slowest case, in a suite of its own: `swift test
+/// --parallel` runs it beside the others (it ran last, alone, when it shared a suite).
+final class BcryptCostAboveSixteenTests: WebConfigTestCase {
     /// A cost-18 hash (made once with libxcrypt: `crypt.crypt("cost eighteen", "$2b$18$…")`;
     /// htpasswd stops at 17). The check takes ~16 s of CPU; the connection waits through it
     /// without being cut, and the login is cached after.
