@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import XCTest
 
 @testable import Cloudy
@@ -58,5 +59,33 @@ class WebConfigTestCase: XCTestCase {
 
     func basic(_ bytes: [UInt8]) -> String {
         "Authorization: Basic " + Data(bytes).base64EncodedString()
+    }
+
+    var users: String { "basic_auth_users:\n  prometheus: \"\(hash)\"\n" }
+
+    static func base64(_ user: String, _ password: String) -> String {
+        Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+}
+
+/// Work handed off by the code under test, run when the test says (`run()`), on its thread.
+final class QueuedWork: Sendable {
+    private let jobs = NIOLockedValueBox<[@Sendable () -> Void]>([])
+
+    var offload: HTTPRequestHandler.Offload {
+        { [jobs] job in jobs.withLockedValue { $0.append(job) } }
+    }
+
+    var count: Int { jobs.withLockedValue { $0.count } }
+
+    /// Runs what is queued; returns how many ran.
+    @discardableResult
+    func run() -> Int {
+        let work = jobs.withLockedValue { jobs in
+            defer { jobs = [] }
+            return jobs
+        }
+        for job in work { job() }
+        return work.count
     }
 }
