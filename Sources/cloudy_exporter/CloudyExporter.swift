@@ -135,7 +135,7 @@ struct CloudyExporter: AsyncParsableCommand {
                 for line in config.alertSummary { print(line) }
                 if let webConfigFile, let web {
                     print("\(webConfigFile): OK (\(web.summary))")
-                    for warning in web.warnings {
+                    for warning in web.warnings() {
                         FileHandle.standardError.write(Data("\(webConfigFile): warning: \(warning)\n".utf8))
                     }
                 }

@@ -119,7 +119,6 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         logFile = directory.appendingPathComponent("exporter.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        port = try Self.freePort()
         let binary = TestPaths.exporterBinary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             XCTFail("\(binary.path) is missing: run `swift build` first (scripts/test does)")
@@ -130,7 +129,7 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
             extraArguments.contains("--storage.path")
             ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
         process.arguments =
-            ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:\(port)"] + storage + extraArguments
+            ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:0"] + storage + extraArguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -138,6 +137,26 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         process.standardOutput = log
         process.standardError = log
         try process.run()
+        port = try Self.boundPort(process, logFile: logFile)
+    }
+
+    /// The port the kernel gave the exporter's `127.0.0.1:0`, from its `listening` log line, or 0
+    /// when it exited first (a start-up error the test expects). Picking a free port here and
+    /// passing it on would race with the other test processes of `swift test --parallel`.
+    private static func boundPort(_ process: Process, logFile: URL) throws -> Int {
+        func listening() -> Int? {
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            guard let line = log.split(separator: "\n").first(where: { $0.contains("listening") }),
+                let address = line.range(of: "127.0.0.1:")
+            else { return nil }
+            return Int(line[address.upperBound...].prefix { $0.isNumber })
+        }
+        var port: Int?
+        try waitUntil("the exporter listens", timeout: 20) {
+            port = listening()
+            return port != nil || !process.isRunning
+        }
+        return port ?? 0
     }
 
     deinit {

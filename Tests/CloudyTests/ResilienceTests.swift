@@ -147,8 +147,9 @@ final class ResilienceTests: FakeWeatherTestCase {
     }
 
     func testNullsAreAbsentSamplesAndThePlaceStaysUp() throws {
-        let exporter = try ExporterProcess(config: config(interval: "1h"))
+        // The fault first: the exporter's first refresh may go out as soon as it listens.
         try fake.control("fault", "{\"mode\":\"nulls\"}")
+        let exporter = try ExporterProcess(config: config(interval: "1h"))
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics()
         XCTAssertEqual(Self.up(metrics, "Berlin"), 1)

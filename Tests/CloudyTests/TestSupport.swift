@@ -15,9 +15,12 @@ enum TestPaths {
         Array(try fixture(name))
     }
 
-    /// The `cloudy_exporter` built next to the test bundle (scripts/test builds it first).
+    /// The `cloudy_exporter` built next to the test bundle (scripts/test builds it first): in the
+    /// same scratch path, so the ThreadSanitizer suite (.build/tsan) starts its TSan binary.
     static var exporterBinary: URL {
         let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("cloudy_exporter"),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("cloudy_exporter"),
             packageRoot.appendingPathComponent(".build/debug/cloudy_exporter"),
         ]

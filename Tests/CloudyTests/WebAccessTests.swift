@@ -9,61 +9,7 @@ import XCTest
 /// The web config on the server's real pipeline (EmbeddedChannel): logins on every endpoint,
 /// the liveness opt-out, the rate limit on a `ManualClock`, extra headers, malformed
 /// `Authorization` headers, and re-reading the file.
-final class WebAccessTests: XCTestCase {
-    var directory: URL!
-    var webFile: URL!
-    let clock = ManualClock()
-    let log = RecordedLog()
-    static let password = "pässwörd ☂"
-    var hash = ""
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        webFile = directory.appendingPathComponent("web.yml")
-        hash = try TestCertificates.htpasswdHash(Self.password)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Re-reads of the web config, handed off by `current()`; they run when the test says.
-    let rereads = QueuedWork()
-
-    func connection(_ yaml: String, maximumPendingLogins: Int = LoginCheckQueue.defaultMaximumPending) throws
-        -> (EmbeddedHTTPConnection, WebConfigReloader)
-    {
-        try yaml.write(to: webFile, atomically: true, encoding: .utf8)
-        let web = try WebConfigReloader(
-            path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload,
-            loginChecks: LoginCheckQueue(maximumPending: maximumPendingLogins))
-        return (try EmbeddedHTTPConnection(routes: routes(web)), web)
-    }
-
-    func routes(_ web: WebConfigReloader) throws -> Routes {
-        Routes(
-            store: try makeServerTestStore(.ready), telemetryPath: "/metrics", webConfig: web,
-            reload: ReloadRecorder().reload)
-    }
-
-    /// Writes `yaml` as the web config, lets the next look see it, and runs the re-read it starts.
-    func reread(_ web: WebConfigReloader, _ yaml: String) throws {
-        try yaml.write(to: webFile, atomically: true, encoding: .utf8)
-        clock.advance(by: 1)
-        _ = web.current()
-        XCTAssertEqual(rereads.run(), 1, "one re-read")
-    }
-
-    func basic(_ user: String, _ password: String) -> String {
-        basic(Array("\(user):\(password)".utf8))
-    }
-
-    func basic(_ bytes: [UInt8]) -> String {
-        "Authorization: Basic " + Data(bytes).base64EncodedString()
-    }
-
-    var users: String { "basic_auth_users:\n  prometheus: \"\(hash)\"\n" }
+final class WebAccessTests: WebConfigTestCase {
 
     func testEveryEndpointAsksForTheLogin() throws {
         let (server, _) = try connection(users)
@@ -265,112 +211,6 @@ final class WebAccessTests: XCTestCase {
         XCTAssertEqual(log.entries(containing: "web config re-read").count, 2)
     }
 
-    /// Every login that is not cached does the bcrypt work of the highest cost, whether the user
-    /// is known, unknown, at a lower cost, right or wrong: counted in rounds (2^cost per bcrypt)
-    /// through the verifier, which runs the real bcrypt.
-    func testEveryUncachedCheckDoesTheWorkOfTheHighestCost() throws {
-        let rounds = NIOLockedValueBox(0)
-        let users = [
-            "alice": try TestCertificates.htpasswdHash("alice's", cost: 7),
-            "bob": try TestCertificates.htpasswdHash("bob's", cost: 4),
-            "carol": try TestCertificates.htpasswdHash("carol's", cost: 5),
-        ]
-        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: BasicAuth.dummyCost(users))) {
-            password, hash in
-            rounds.withLockedValue { $0 += 1 << (Bcrypt.cost(of: hash) ?? 0) }
-            return Bcrypt.verify(password: password, hash: hash)
-        }
-        let tries: [(String, String, Bool)] = [
-            ("alice", "wrong", false), ("bob", "wrong", false), ("carol", "wrong", false),
-            ("nobody", "bob's", false), ("bob", String(repeating: "x", count: 80), false),
-            ("bob", "bob's", true), ("alice", "alice's", true),
-        ]
-        for (user, password, expected) in tries {
-            rounds.withLockedValue { $0 = 0 }
-            guard case .needsBcrypt(let check) = auth.check(authorization: "Basic " + Self.base64(user, password))
-            else { return XCTFail("\(user) was not checked") }
-            XCTAssertEqual(check(), expected, user)
-            XCTAssertEqual(rounds.withLockedValue { $0 }, 1 << 7, "\(user) with \(password.prefix(8))")
-        }
-    }
-
-    /// The same with the real bcrypt's CPU time on this thread (not wall time): a wrong password
-    /// for a cost-4 user costs what one for a cost-9 user does (without padding: 1/32 of it).
-    func testAWrongPasswordForACheapUserTakesTheCPUTimeOfTheCostliest() throws {
-        let users = [
-            "alice": try TestCertificates.htpasswdHash("alice's", cost: 9),
-            "bob": try TestCertificates.htpasswdHash("bob's", cost: 4),
-        ]
-        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: 9))
-        func cpuTime(_ user: String) -> Double {
-            (0..<3).map { _ in
-                let before = Self.threadCPUTime()
-                _ = auth.verify(password: Array("wrong".utf8), hash: users[user])
-                return Self.threadCPUTime() - before
-            }.min()!
-        }
-        let alice = cpuTime("alice")
-        let bob = cpuTime("bob")
-        let nobody = cpuTime("nobody")
-        XCTAssertGreaterThan(bob / alice, 0.75, "bob \(bob) s, alice \(alice) s")
-        XCTAssertLessThan(bob / alice, 1.33, "bob \(bob) s, alice \(alice) s")
-        XCTAssertGreaterThan(nobody / alice, 0.75, "nobody \(nobody) s, alice \(alice) s")
-        XCTAssertLessThan(nobody / alice, 1.33, "nobody \(nobody) s, alice \(alice) s")
-    }
-
-    /// Over the bound on logins waiting for bcrypt, a login not in the cache is answered 503 at
-    /// once; a cached one still gets in; the bound frees as checks finish.
-    func testLoginsOverTheBoundAreAnswered503AtOnce() throws {
-        let (first, web) = try connection(users, maximumPendingLogins: 2)
-        let login = basic("prometheus", Self.password)
-        try first.send("GET", "/metrics", headers: [login])
-        first.runOffloadedWork()
-        XCTAssertEqual(try XCTUnwrap(first.readResponse()).status, 200)
-
-        let waiting = [
-            try EmbeddedHTTPConnection(routes: routes(web)), try EmbeddedHTTPConnection(routes: routes(web)),
-        ]
-        for (n, connection) in waiting.enumerated() {
-            try connection.send("GET", "/metrics", headers: [basic("prometheus", "wrong \(n)")])
-            XCTAssertNil(try connection.readResponse())
-        }
-        XCTAssertEqual(web.loginChecks.count, 2)
-        let over = try EmbeddedHTTPConnection(routes: routes(web))
-        let busy = try over.request("/metrics", headers: [basic("prometheus", "wrong again")])
-        XCTAssertEqual(busy.status, 503)
-        XCTAssertEqual(busy.text, "503 too many logins waiting to be checked; try again shortly\n")
-        XCTAssertEqual(busy.header("Retry-After"), "1")
-        XCTAssertEqual(over.offloadedWorkCount, 0, "no bcrypt queued for it")
-        XCTAssertTrue(over.isOpen)
-        XCTAssertEqual(try over.request("/metrics", headers: [login]).status, 200, "a cached login gets in")
-
-        waiting[0].runOffloadedWork()
-        XCTAssertEqual(try XCTUnwrap(waiting[0].readResponse()).status, 401)
-        XCTAssertEqual(web.loginChecks.count, 1)
-        try over.send("GET", "/metrics", headers: [basic("prometheus", "wrong again")])
-        XCTAssertEqual(over.offloadedWorkCount, 1, "room again: checked")
-        over.runOffloadedWork()
-        waiting[1].runOffloadedWork()
-        XCTAssertEqual(try XCTUnwrap(over.readResponse()).status, 401)
-        XCTAssertEqual(web.loginChecks.count, 0)
-    }
-
-    /// Refusals are never cached, so any number of distinct wrong logins leaves a good one cached.
-    func testWrongLoginsNeverEvictAGoodOne() throws {
-        let users = ["prometheus": hash]
-        let auth = BasicAuth(users: users, dummyHash: Bcrypt.dummyHash(cost: 4), cache: LoginCache(capacity: 4))
-        let good = "Basic " + Self.base64("prometheus", Self.password)
-        guard case .needsBcrypt(let check) = auth.check(authorization: good) else { return XCTFail("not checked") }
-        XCTAssertTrue(check())
-        for n in 0..<40 {
-            guard case .needsBcrypt(let check) = auth.check(authorization: "Basic " + Self.base64("user\(n)", "\(n)"))
-            else { return XCTFail("wrong login \(n) was answered from the cache") }
-            XCTAssertFalse(check())
-        }
-        XCTAssertEqual(auth.cache.count, 1, "only the good login is kept")
-        guard case .verified = auth.check(authorization: good) else { return XCTFail("the good login was evicted") }
-    }
-
     /// `client_allowed_sans` with RequireAnyClientCert (the chain never verified) is taken, as in
     /// the toolkit, with a warning at start and at each re-read; with RequireAndVerifyClientCert none.
     func testClientAllowedSANsWithoutVerificationAreWarnedAbout() throws {
@@ -409,16 +249,6 @@ final class WebAccessTests: XCTestCase {
         _ = try? channel.finish(acceptAlreadyClosed: true)
     }
 
-    static func base64(_ user: String, _ password: String) -> String {
-        Data("\(user):\(password)".utf8).base64EncodedString()
-    }
-
-    static func threadCPUTime() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     /// The two gauges as a scrape appends them, compared with Fixtures/golden/web-config.prom
     /// (which MetricCatalogueTests holds docs/metrics.md to). Regenerate with
     /// `CLOUDY_UPDATE_GOLDEN=1 swift test --filter WebAccessTests`.
@@ -439,28 +269,6 @@ final class WebAccessTests: XCTestCase {
         web.addMetrics(to: MetricFamilies()).families.first {
             $0.descriptor == WebConfigReloader.lastReloadSuccessful
         }?.samples.first?.value
-    }
-}
-
-/// Work handed off by the code under test, run when the test says (`run()`), on its thread.
-final class QueuedWork: Sendable {
-    private let jobs = NIOLockedValueBox<[@Sendable () -> Void]>([])
-
-    var offload: HTTPRequestHandler.Offload {
-        { [jobs] job in jobs.withLockedValue { $0.append(job) } }
-    }
-
-    var count: Int { jobs.withLockedValue { $0.count } }
-
-    /// Runs what is queued; returns how many ran.
-    @discardableResult
-    func run() -> Int {
-        let work = jobs.withLockedValue { jobs in
-            defer { jobs = [] }
-            return jobs
-        }
-        for job in work { job() }
-        return work.count
     }
 }
 

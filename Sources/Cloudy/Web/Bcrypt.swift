@@ -10,10 +10,12 @@ import CCrypt
 enum Bcrypt {
     /// bcrypt reads at most 72 bytes of a password; a longer one is refused rather than cut.
     static let maxPasswordBytes = 72
-    /// The highest cost a web config may use. Each step doubles the time of a login not yet
-    /// cached (cost 10: ~0.1 s here, so 16: ~6 s, and 31: days): above 16 an uncached login
-    /// outlasts any scrape timeout. bcrypt itself goes to 31; the loader refuses 17 to 31.
-    static let maxAcceptedCost = 16
+    /// The highest cost Cloudy advises. Each step doubles the time of a login not yet cached
+    /// (`cpuSeconds(cost:)`), so above 16 an uncached login outlasts any scrape timeout. bcrypt
+    /// itself goes to 31 and the toolkit accepts any of it, so Cloudy does too, with a warning.
+    static let advisedMaximumCost = 16
+    /// The cost `cpuSeconds(cost:)` times: ~15 ms here, cheap enough for start-up.
+    static let measuredCost = 8
 
     /// The cost (log2 of the rounds) of a well-formed hash, nil for anything else.
     static func cost(of hash: String) -> Int? {
@@ -61,6 +63,29 @@ enum Bcrypt {
     /// A well-formed `hash` with its cost replaced: the same salt and digest, checked at `cost`.
     static func withCost(_ hash: String, _ cost: Int) -> String {
         String(hash.prefix(4)) + (cost < 10 ? "0" : "") + "\(cost)" + String(hash.dropFirst(6))
+    }
+
+    /// The CPU time one bcrypt at `cost` takes on this machine, measured now: the fastest of
+    /// three checks at `measuredCost` on this thread's CPU clock (so neither a busy machine nor
+    /// a preempted thread counts), times 2^(cost − measuredCost), since bcrypt's key schedule
+    /// runs exactly 2^cost times and the rest is microseconds. Running bcrypt at the cost itself
+    /// would take as long as the login it warns about.
+    static func cpuSeconds(cost: Int) -> Double {
+        let setting = dummyHash(cost: measuredCost)
+        var fastest = Double.infinity
+        for _ in 0..<3 {
+            let start = threadCPUSeconds()
+            _ = verify(password: Array("measure".utf8), hash: setting)
+            fastest = min(fastest, threadCPUSeconds() - start)
+        }
+        return fastest * Double(1 << max(0, cost - measuredCost))
+    }
+
+    /// CPU time this thread has used: what bcrypt's cost is measured in (tests use it too).
+    static func threadCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// `crypt_rn` with its 32 KB work area on the heap; nil when libxcrypt refuses the setting.

@@ -12,7 +12,8 @@ import NIOTLS
 /// - NoClientCert: no certificate asked;
 /// - RequestClientCert: asked, not required, accepted as sent;
 /// - RequireAnyClientCert: required, accepted as sent;
-/// - VerifyClientCertIfGiven: asked, verified against the client CA when sent;
+/// - VerifyClientCertIfGiven: asked, verified when sent against the client CA (without one:
+///   the system's trust store);
 /// - RequireAndVerifyClientCert: required and verified.
 /// `client_allowed_sans` is checked once the handshake has verified the chain (`ClientSANCheck`).
 final class ServerTLS: Sendable {
@@ -43,10 +44,14 @@ final class ServerTLS: Sendable {
             configuration.certificateVerification = .noHostnameVerification
         }
         if settings.clientAuth.verifiesCertificate {
-            configuration.trustRoots = .certificates(settings.clientCAs)
+            // No client CA (VerifyClientCertIfGiven only): the system's trust store, as Go's
+            // crypto/tls verifies against when ClientCAs is nil.
+            configuration.trustRoots =
+                settings.clientCAs.isEmpty ? .default : .certificates(settings.clientCAs)
         }
-        // Tell clients which CAs to pick a certificate for (curl, Prometheus do).
-        configuration.sendCANameList = settings.clientAuth.verifiesCertificate
+        // Tell clients which CAs to pick a certificate for (curl, Prometheus do); Go sends no
+        // list for the system's store, nor does Cloudy.
+        configuration.sendCANameList = settings.clientAuth.verifiesCertificate && !settings.clientCAs.isEmpty
         return configuration
     }
 

@@ -19,8 +19,12 @@ public struct WebConfig: Sendable {
     public struct RateLimit: Sendable, Equatable {
         /// One request's worth of tokens comes back every `interval` seconds…
         public var interval: Double
-        /// …up to `burst` requests at once.
+        /// …up to `burst` requests at once. 0: every request is answered 429, as the toolkit's
+        /// limiter does.
         public var burst: Int
+
+        /// `interval: 0`: no limit at all, as in the toolkit (which then builds no limiter).
+        public var isOff: Bool { interval == 0 }
     }
 
     /// Go's `crypto/tls` client-auth policies, under the toolkit's names.
@@ -52,24 +56,13 @@ public struct WebConfig: Sendable {
         public var curves: [NIOTLSCurve]?
         /// Files whose change means a re-read: the certificate, key and client CA files.
         public var files: [String] = []
-        /// The context `WebConfigLoader` built to check the key against the certificate; the
+        /// The context `TLSServerConfigLoader` built to check the key against the certificate; the
         /// server uses it rather than building another.
         var context: NIOSSLContext?
     }
 
     /// Files whose change means a re-read, besides the web config itself.
     var referencedFiles: [String] { tls?.files ?? [] }
-
-    /// What this config allows, for the toolkit's sake, but should not be relied on: logged as a
-    /// warning at start-up and at each re-read.
-    public var warnings: [String] {
-        guard let tls, !tls.clientAllowedSANs.isEmpty, tls.clientAuth == .requireAnyClientCert else { return [] }
-        return [
-            "tls_server_config.client_allowed_sans: with client_auth_type RequireAnyClientCert the client "
-                + "certificate's chain is never verified, so any self-signed certificate naming an allowed SAN "
-                + "gets in; use RequireAndVerifyClientCert with client_ca_file"
-        ]
-    }
 }
 
 extension WebConfig {
@@ -83,7 +76,10 @@ extension WebConfig {
         }
         parts.append(users.isEmpty ? "no login" : "\(users.count) basic-auth user\(users.count == 1 ? "" : "s")")
         if let rateLimit {
-            parts.append("rate limit \(rateLimit.burst) per \(PrometheusDuration.format(rateLimit.interval))")
+            parts.append(
+                rateLimit.isOff
+                    ? "no rate limit (interval 0)"
+                    : "rate limit \(rateLimit.burst) per \(PrometheusDuration.format(rateLimit.interval))")
         }
         if !authExcludedPaths.isEmpty { parts.append("open: \(authExcludedPaths.sorted().joined(separator: ", "))") }
         return parts.joined(separator: ", ")

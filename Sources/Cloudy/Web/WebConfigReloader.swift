@@ -141,9 +141,9 @@ public final class WebConfigReloader: Sendable {
         }
     }
 
-    /// What a web config allows but should not be relied on, logged at start and at each re-read.
+    /// What a web config allows but Cloudy advises against, logged at start and at each re-read.
     private static func warn(about config: WebConfig, logger: Logger) {
-        for warning in config.warnings {
+        for warning in config.warnings() {
             logger.warning("web config: \(warning)")
         }
     }
@@ -174,7 +174,8 @@ public final class WebConfigReloader: Sendable {
             }
         }
         var bucket: TokenBucket?
-        if let limit = config.rateLimit {
+        // interval 0: no limiter, as in the toolkit.
+        if let limit = config.rateLimit, !limit.isOff {
             bucket =
                 previous?.policy.rateLimit.flatMap { $0.limit == limit ? $0 : nil } ?? TokenBucket(limit, clock: clock)
         }
