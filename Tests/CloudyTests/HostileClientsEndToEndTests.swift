@@ -15,6 +15,38 @@ final class HostileClientsEndToEndTests: FakeWeatherTestCase {
         return exporter
     }
 
+    func testHostileClientsDoNotHurtTheServer() throws {
+        let exporter = try exporter()
+
+        let huge = try RawConnection(port: exporter.port)
+        huge.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
+        let hugeAnswer = huge.readUntilClosed()
+        XCTAssertTrue(
+            hugeAnswer.text.hasPrefix("HTTP/1.1 431") || hugeAnswer.text.hasPrefix("HTTP/1.1 400"), hugeAnswer.text)
+        XCTAssertTrue(hugeAnswer.closed)
+
+        let longLine = try RawConnection(port: exporter.port)
+        longLine.send("GET /\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let longAnswer = longLine.readUntilClosed()
+        XCTAssertTrue(
+            longAnswer.text.hasPrefix("HTTP/1.1 431") || longAnswer.text.hasPrefix("HTTP/1.1 400")
+                || longAnswer.text.hasPrefix("HTTP/1.1 414"), longAnswer.text)
+
+        let garbage = try RawConnection(port: exporter.port)
+        garbage.send([0x00, 0x01, 0xFF, 0xFE] + Array("\r\n\r\nnot http at all\r\n\r\n".utf8))
+        XCTAssertTrue(garbage.readUntilClosed().closed, "garbage closes the connection")
+
+        // A thousand connections held open at once: the server still answers.
+        var held: [RawConnection] = []
+        for _ in 0..<1000 { held.append(try RawConnection(port: exporter.port)) }
+        let started = Date()
+        XCTAssertEqual(try exporter.get("/metrics").status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        held.removeAll()
+        XCTAssertTrue(exporter.process.isRunning)
+        XCTAssertEqual(try exporter.get("/healthz").status, 200)
+    }
+
     func testAPipeliningClientThatNeverReadsLeavesMemoryBoundedAndScrapesAnswered() throws {
         let exporter = try exporter()
         let pid = exporter.process.processIdentifier
