@@ -21,38 +21,41 @@ func fetchEachPlace<Report: Sendable>(
         fetch)
 }
 
-/// Runs `fetch` for every item (a place, or a batch of places) on Dispatch's global queue with
-/// at most `maxInFlight` at once, started in order, and returns the outcomes in the order of
-/// `items`. Blocks the calling (refresh) thread until all are done. Once an outcome is a
-/// `refusal` (the provider's rate limit or quota), items not started yet are not asked: their
-/// outcome is `skipped`. With `maxInFlight` 1 the requests go one after another.
+/// Runs `fetch` for every item (a place, or a batch of places) with at most `maxInFlight` at
+/// once, started in order, and returns the outcomes in the order of `items`. Blocks the calling
+/// (refresh) thread until all are done. Once an outcome is a `refusal` (the provider's rate
+/// limit or quota), items not started yet are not asked: their outcome is `skipped`. With
+/// `maxInFlight` 1 the requests go one after another.
+///
+/// Each of the `maxInFlight` lanes is a serial queue of its own: Dispatch gives each such queue
+/// a thread while it blocks, whereas blocks sent to the global queue on Linux share as many
+/// threads as there are CPUs (two here), so four requests there would run two at a time.
 func fetchEach<Item: Sendable, Outcome: Sendable>(
     _ items: [Item], maxInFlight: Int,
     refusal: @escaping @Sendable (Outcome) -> WeatherFetchError?,
-    skipped: (Item, WeatherFetchError) -> Outcome,
+    skipped: @escaping @Sendable (Item, WeatherFetchError) -> Outcome,
     _ fetch: @escaping @Sendable (Item) -> Outcome
 ) -> [Outcome] {
-    let results = NIOLockedValueBox([Outcome?](repeating: nil, count: items.count))
-    let slots = DispatchSemaphore(value: max(1, maxInFlight))
+    let state = NIOLockedValueBox(
+        (next: 0, refused: WeatherFetchError?.none, results: [Outcome?](repeating: nil, count: items.count)))
     let group = DispatchGroup()
-    let refused = NIOLockedValueBox<WeatherFetchError?>(nil)
-    for (index, item) in items.enumerated() {
-        slots.wait()
-        if let refusal = refused.withLockedValue({ $0 }) {
-            slots.signal()
-            let outcome = skipped(item, refusal)
-            results.withLockedValue { $0[index] = outcome }
-            continue
-        }
-        DispatchQueue.global().async(group: group) {
-            defer { slots.signal() }
-            let outcome = fetch(item)
-            if let error = refusal(outcome) {
-                refused.withLockedValue { $0 = $0 ?? error }
+    for lane in 0..<min(max(1, maxInFlight), items.count) {
+        DispatchQueue(label: "cloudy.fetch.\(lane)").async(group: group) {
+            while true {
+                let (index, earlier) = state.withLockedValue { state in
+                    defer { state.next += 1 }
+                    return (state.next, state.refused)
+                }
+                guard index < items.count else { return }
+                let outcome = earlier.map { skipped(items[index], $0) } ?? fetch(items[index])
+                let refused = earlier == nil ? refusal(outcome) : nil
+                state.withLockedValue { state in
+                    if let refused, state.refused == nil { state.refused = refused }
+                    state.results[index] = outcome
+                }
             }
-            results.withLockedValue { $0[index] = outcome }
         }
     }
     group.wait()
-    return results.withLockedValue { $0.map { $0! } }
+    return state.withLockedValue { $0.results.map { $0! } }
 }

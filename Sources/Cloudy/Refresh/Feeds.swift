@@ -40,6 +40,7 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     public init(
         config: Config, recorder: any FeedRecorder<Report>, account: QuotaAccount, client: CurlHTTPClient,
         locator: (any PlaceLocator)?, logger: Logger, clock: ExporterClock,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         schedule: @escaping @Sendable (Config) -> FeedSchedule,
         source: @escaping @Sendable (Config) -> any FeedSource<Report>,
         sourceChanged: @escaping @Sendable (_ config: Config, _ previous: Config) -> Bool
@@ -49,7 +50,7 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
         self.sourceChanged = sourceChanged
         feed = Feed(
             source: source(config), schedule: schedule(config), recorder: recorder, account: account, client: client,
-            locator: locator, logger: logger, clock: clock)
+            locator: locator, logger: logger, clock: clock, jitter: jitter)
     }
 
     public func start() { feed.start() }

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import XCTest
+
+@testable import Cloudy
+
+/// A source that is not the weather, plugged in the way a new upstream is: a `FeedSource` of
+/// its own `Report`, a `FeedRecorder`, and a `ConfiguredFeed` built from the config. It gets the
+/// schedule, the back-off and reloads from `Feed` without a line of its own. On a `ManualClock`,
+/// through the real libcurl client against a scripted upstream.
+final class ConfiguredFeedTests: XCTestCase {
+    /// Asks `<url>/<place name>` per place; the report is the answer's text.
+    struct EchoSource: FeedSource {
+        let client: CurlHTTPClient
+        let url: String
+        let recorder: Exchanges
+        var providerLabel: String { "echo" }
+
+        func fetch(_ places: [Place], logger: Logger) -> [Result<String, WeatherFetchError>] {
+            places.map { place in
+                let path = place.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let request = HTTPRequest(url: url + "/" + path, timeout: 5)
+                return client.fetch(request, countedAs: providerLabel, by: recorder).flatMap { response in
+                    guard response.status == 200 else {
+                        return .failure(WeatherFetchError("echo: HTTP \(response.status)"))
+                    }
+                    return .success(String(decoding: response.body, as: UTF8.self))
+                }
+            }
+        }
+    }
+
+    /// Every exchange counted, as `provider code`.
+    final class Exchanges: UpstreamRecording {
+        let counted = NIOLockedValueBox<[String]>([])
+        func recordUpstream(provider: String, code: String) {
+            counted.withLockedValue { $0.append("\(provider) \(code)") }
+        }
+        func recordCalls(provider: String, calls: Double) {}
+    }
+
+    /// Keeps the last outcome per place.
+    final class Reports: FeedRecorder {
+        let last = NIOLockedValueBox<[String: Result<String, WeatherFetchError>]>([:])
+        func record(_ outcomes: [FeedOutcome<String>], at now: Double) {
+            last.withLockedValue { for (place, _, outcome) in outcomes { $0[place.name] = outcome } }
+        }
+        func setQuietPeriod(_ quietPeriod: QuietPeriod?) {}
+        func render(now: Double) {}
+        func nextStaleDeadline() -> Double? { nil }
+        func recordRefresh(seconds: Double) {}
+        var succeeded: [String] {
+            last.withLockedValue { $0.filter { if case .success = $0.value { true } else { false } }.keys.sorted() }
+        }
+    }
+
+    func testANewSourceGetsTheScheduleTheBackOffAndReloadsFromTheFeed() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
+        let exchanges = Exchanges()
+        let client = CurlHTTPClient(userAgent: "cloudy-tests")
+        let reports = Reports()
+        let url = rig.server.baseURL
+        let config = rig.config(places: 2, interval: 300)
+        let feed = ConfiguredFeed<String>(
+            config: config, recorder: reports,
+            account: QuotaAccount(
+                provider: .openMeteo, url: url, quota: .unlimited, file: nil, now: rig.clock.now(),
+                logger: rig.log.logger),
+            client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
+            schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
+            source: { _ in EchoSource(client: client, url: url, recorder: exchanges) },
+            sourceChanged: { _, _ in false })
+        feed.start()
+        defer { feed.stop(timeout: 0.5) }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1"])
+        XCTAssertEqual(try reports.last.withLockedValue { try $0["Place 1"]?.get() }, "hello /Place%201")
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0 }, ["echo 200", "echo 200"], "counted under its label")
+
+        rig.answer(status: .serviceUnavailable, reason: "down")
+        rig.clock.advance(by: 300)
+        XCTAssertEqual(reports.succeeded, [], "failures are recorded too")
+        // Jitter pinned at the middle: the back-off's first wait is the interval, the next twice it.
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 300, accuracy: 1e-6)
+        rig.clock.advance(by: 300)
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6)
+
+        rig.answer { head in .respond(status: .ok, headers: [], body: Array("back \(head.uri)".utf8)) }
+        let added = rig.config(places: 3, interval: 300)
+        feed.apply(added, previous: config)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(
+            try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6,
+            "an added place waits for the back-off too")
+        rig.clock.advance(by: 600)
+        XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1", "Place 2"])
+        XCTAssertEqual(rig.log.entries(containing: "provider failing; backing off").count, 2)
+    }
+}
