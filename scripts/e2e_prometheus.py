@@ -56,14 +56,14 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "Support"))
-from cloudy_harness import (DEBUG_EXPORTER, REPO_ROOT, Exporter, FakeWeather, exporter_binary,  # noqa: E402
+from cloudy_harness import (DEBUG_EXPORTER, REPO_ROOT, Exporter, FakeWeather, dwd_alert, exporter_binary,  # noqa: E402
                             exposition, fetch, free_port, in_repo, poll, scratch_dir, shown, spawn, stop_all,
                             wait_ok, write_exporter_config)
 
@@ -658,16 +658,8 @@ def warning_settings(fake_url):
 def arm_warnings(fake):
     """A severe DWD warning in force for two hours (so Berlin has one), none from NWS (so New York
     is asked and has none), before the exporter starts."""
-    now = time.time()
-    iso = lambda t: datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")  # noqa: E731
-    fake.control("warnings", {"source": "dwd", "alerts": [{
-        "id": 1, "alert_id": "e2e-dwd-1", "effective": iso(now - 60), "onset": iso(now - 60),
-        "expires": iso(now + 7200), "category": "met", "response_type": "prepare", "urgency": "immediate",
-        "severity": "severe", "certainty": "likely", "event_code": 59, "event_en": "storm",
-        "event_de": "STURMBÖEN", "headline_en": "Official WARNING of STORM", "headline_de": "Amtliche WARNUNG vor STURM",
-        "description_en": "Storm gusts up to 85 km/h.", "description_de": "Sturmböen bis 85 km/h.",
-        "instruction_en": None, "instruction_de": None, "status": "actual"}]})
-    fake.control("warnings", {"source": "nws", "alerts": []})
+    fake.warnings("dwd", [dwd_alert("e2e-dwd-1", "severe", time.time() + 7200)])
+    fake.warnings("nws", [])
     ok("fake DWD lists a severe storm warning; fake NWS lists none")
 
 
