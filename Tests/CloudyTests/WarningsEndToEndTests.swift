@@ -134,14 +134,45 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(try exporter.get("/metrics").status, 200)
     }
 
-    func testAReloadAddsAndRemovesASource() throws {
-        try listDWD(id: "dwd-1", expires: Date() + 3600)
-        // The fixture's heat advisory, its hazard ending tomorrow rather than in June.
+    /// The fixture's NWS heat advisory, its hazard ending tomorrow rather than in June.
+    func listNWSHeatAdvisory() throws {
         let ends = ISO8601DateFormatter().string(from: Date() + 86400)
         try fake.control(
             "warnings",
             #"{"source":"nws","update":{"id":"urn:oid:2.49.0.1.840.0.a4eeeb9ca753b22e796e934d3502cede7879c42f.001.1","set":{"ends":"\#(ends)","expires":"\#(ends)"}}}"#
         )
+    }
+
+    /// A `city:` place is asked once the geocoder has found it inside the area, through the
+    /// weather's geocoder: one look-up for both feeds.
+    func testACityPlaceIsAskedWhereTheGeocoderFoundIt() throws {
+        try listNWSHeatAdvisory()
+        let exporter = try ExporterProcess(
+            config: """
+                provider:
+                  url: \(fake.baseURL)
+                geocoding:
+                  url: \(fake.baseURL)
+                refresh:
+                  interval: 1h
+                warnings:
+                  sources:
+                    - { name: nws, url: "\(fake.baseURL)" }
+                locations:
+                  - name: Springfield
+                    city: "Springfield, Illinois"
+                    country: US
+                """)
+        try exporter.waitFor("/readyz")
+        let metrics = try exporter.metrics { !self.infos($0, "Springfield").isEmpty }
+        XCTAssertTrue(infos(metrics, "Springfield")[0].contains(#"event="Heat Advisory""#))
+        XCTAssertEqual(try warningRequests(), ["/alerts/active?[\"point\": \"39.8017,-89.6437\"]"])
+        XCTAssertEqual(try fake.requests().filter { ($0["path"] as? String) == "/v1/search" }.count, 1)
+    }
+
+    func testAReloadAddsAndRemovesASource() throws {
+        try listDWD(id: "dwd-1", expires: Date() + 3600)
+        try listNWSHeatAdvisory()
         let exporter = try ExporterProcess(config: config(sources: ["dwd"]))
         try exporter.waitFor("/readyz")
         var metrics = try exporter.metrics { !self.infos($0, "Goettingen").isEmpty }

@@ -19,7 +19,7 @@ public enum WarningFeeds {
                     provider: config.provider.name, url: name.defaultURL, quota: .unlimited, file: nil,
                     now: clock.now(), logger: logger),
                 client: client, locator: locator, logger: logger, clock: clock,
-                schedule: { schedule(name, $0) },
+                schedule: { $0.warnings.schedule(name, places: $0.places) },
                 source: { config in
                     let settings = settings(name, config)
                     return CoveredPlaces(
@@ -43,20 +43,6 @@ public enum WarningFeeds {
 
     static func configured(_ name: WarningSourceName, _ config: Config) -> WarningSourceSettings? {
         config.warnings.sources.first { $0.name == name }
-    }
-
-    /// The places that may ask `name`: those that ask it now, and the `city:` places not located
-    /// yet that choose no sources themselves (the feed locates them first, then `CoveredPlaces`
-    /// asks for those inside the area only). None when `name` is not configured.
-    static func schedule(_ name: WarningSourceName, _ config: Config) -> FeedSchedule {
-        let warnings = config.warnings
-        guard configured(name, config) != nil else {
-            return FeedSchedule(places: [], interval: warnings.interval, callsPerPlace: 0)
-        }
-        let places = config.places.filter { place in
-            !place.isLocated && place.warningSources == nil || warnings.sources(for: place).contains { $0.name == name }
-        }
-        return FeedSchedule(places: places, interval: warnings.interval, callsPerPlace: 0)
     }
 }
 
