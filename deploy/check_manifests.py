@@ -125,8 +125,6 @@ def recording_rules():
 # golden pages have it (the note says which).
 CONTRACT_PENDING = {
     "weather_alert_threshold",
-    "weather_warning_info", "weather_warning_onset_timestamp_seconds", "weather_warning_expires_timestamp_seconds",
-    "weather_warnings", "weather_warnings_up",
     "weather_air_quality_european_index", "weather_air_quality_epa_index",
     "weather_air_pm2_5_grams_per_cubic_meter", "weather_air_pm10_grams_per_cubic_meter",
     "weather_air_ozone_grams_per_cubic_meter", "weather_air_nitrogen_dioxide_grams_per_cubic_meter",

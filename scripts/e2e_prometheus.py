@@ -16,6 +16,9 @@ is stopped on exit:
      all is well (SOMETIMES_ABSENT: official warnings, pollen) may be empty for a place but must
      have data for some place; a family no golden page has yet (the contract names it, the
      exporter does not serve it) is sent to Prometheus but its emptiness is a "skip" line;
+  4a. official warnings (DWD and NWS at the fake): a severe DWD warning for Berlin makes the
+     shipped CloudyOfficialWarning fire for Berlin only, with severity="warning" and the sender;
+     New York (NWS, no warning) is asked and has none; London and Oslo are in no source's area;
   5. tomorrow's minimum at -5 °C for one place: the shipped frost alert (no `for:`) is firing
      for that place only, within FIRING_BUDGET seconds of the override; back at 5 °C, it keeps
      firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
@@ -60,7 +63,7 @@ from typing import NamedTuple
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "Support"))
-from cloudy_harness import (DEBUG_EXPORTER, REPO_ROOT, Exporter, FakeWeather, exporter_binary,  # noqa: E402
+from cloudy_harness import (DEBUG_EXPORTER, REPO_ROOT, Exporter, FakeWeather, dwd_alert, exporter_binary,  # noqa: E402
                             exposition, fetch, free_port, in_repo, poll, scratch_dir, shown, spawn, stop_all,
                             wait_ok, write_exporter_config)
 
@@ -481,7 +484,8 @@ FROST_ALERT = "CloudyFrostForecast"
 def request_indexes(fake, places):
     """{place name: its index in the exporter's last weather request}: the fake's override
     addresses a place by that index."""
-    requests = fake.requests()["requests"]
+    # The warning services' asks (/alerts…) go to the same fake: the forecast requests only.
+    requests = [r for r in fake.requests()["requests"] if r["path"] == "/v1/forecast"]
     if not requests:
         raise RuntimeError("the fake has no weather request to learn the place order from")
     query = requests[-1]["query"]
@@ -638,6 +642,59 @@ def frost(prometheus, fake, places, firing_budget):
         fail(f"{FROST_ALERT} for {place} after the forecast went back to 5 °C: states "
              f"{[(a['state'], a.get('activeAt')) for a in held]}, want firing since {alert.get('activeAt')} "
              f"(rule has {timing}; frost condition still matching: {bool(matching)})")
+
+
+# --- official warnings --------------------------------------------------------------------------
+
+WARNING_ALERT = "CloudyOfficialWarning"
+WARNING_PLACE = "Berlin"  # inside DWD's area; New York is inside NWS's, London and Oslo in none asked
+
+
+def warning_settings(fake_url):
+    """The main run's `warnings:`: DWD and NWS at the fake, asked every second."""
+    return {"interval": "1s", "sources": [{"name": "dwd", "url": fake_url}, {"name": "nws", "url": fake_url}]}
+
+
+def arm_warnings(fake):
+    """A severe DWD warning in force for two hours (so Berlin has one), none from NWS (so New York
+    is asked and has none), before the exporter starts."""
+    fake.warnings("dwd", [dwd_alert("e2e-dwd-1", "severe", time.time() + 7200)])
+    fake.warnings("nws", [])
+    ok("fake DWD lists a severe storm warning; fake NWS lists none")
+
+
+def official_warnings(prometheus, firing_budget):
+    """The shipped warning rule fires for the place under a warning, with the alert severity
+    derived from the warning's (severe → warning) and the sender the exporter labels, and for no
+    other place; the place NWS answers for with no warning is asked (up) and has no alert."""
+    def alerts():
+        try:
+            return [a for a in prom(prometheus, "/api/v1/alerts")["alerts"]
+                    if a["labels"].get("alertname") == WARNING_ALERT]
+        except PromError:
+            return None
+
+    started = time.monotonic()
+    found = poll(lambda: [a for a in alerts() or [] if a["state"] == "firing"] or None, firing_budget, POLL) or []
+    mine = [a for a in found if a["labels"].get("location") == WARNING_PLACE]
+    others = sorted({a["labels"].get("location") for a in alerts() or []} - {WARNING_PLACE})
+    if len(mine) != 1:
+        fail(f"{WARNING_ALERT}: firing for {[a['labels'].get('location') for a in found]} within "
+             f"{firing_budget:.0f}s, want {WARNING_PLACE} once")
+        return
+    labels, annotations = mine[0]["labels"], mine[0]["annotations"]
+    want = {"severity": "warning", "warning_severity": "severe", "category": "official_warning", "source": "dwd",
+            "id": "e2e-dwd-1", "sender": "Deutscher Wetterdienst"}
+    wrong = {k: labels.get(k) for k, v in want.items() if labels.get(k) != v}
+    if wrong or annotations.get("sender") != "Deutscher Wetterdienst" or not annotations.get("expires"):
+        fail(f"{WARNING_ALERT} for {WARNING_PLACE}: labels {wrong} differ from {want}, annotations {annotations}")
+    else:
+        ok(f"{WARNING_ALERT} firing for {WARNING_PLACE} {time.monotonic() - started:.1f}s in: severity=warning "
+           f"for a severe warning, sender \"{annotations['sender']}\", expires {annotations['expires']}")
+    (ok if not others else fail)(f"{WARNING_ALERT} for no other place (active elsewhere: {others})")
+    asked = {s["metric"]["location"]: s["value"][1] for s in instant(prometheus, 'weather_warnings_up{job="cloudy"}')}
+    (ok if asked == {"Berlin": "1", "New York": "1"} else fail)(
+        f"weather_warnings_up: {asked}, want Berlin (dwd) and New York (nws) up, London and Oslo never asked")
 
 
 # --- per-place thresholds -----------------------------------------------------------------------
@@ -848,8 +905,9 @@ scrape_configs:
 def check_panels(prometheus, fake, config, exporter):
     # "Upstream errors by code" is empty while all is well: make three refreshes fail with 503,
     # then wait until Prometheus sees the error counter grow, as the panel's increase() will.
-    fake.fault("status", status=503, count=3)
-    ok("fake answers the next 3 weather requests with 503")
+    # Aimed at the forecast: the warning services' asks (every second) would spend it at once.
+    fake.fault("status", status=503, count=3, path="/v1/forecast")
+    ok("fake answers the next 3 forecast requests with 503")
     wait_query(prometheus, 'sum by (code) (increase(cloudy_exporter_upstream_requests_total{job="cloudy",code="503"}[1m])) > 0',
                15, "upstream 503s counted in Prometheus")
     # The places are back up before we query (the fault is used up after three requests).
@@ -991,6 +1049,7 @@ def write_units_config(path, provider_url):
                      "quota": {"per_day": 10_000_000, "per_month": 300_000_000}},
         "refresh": {"interval": "1s", "timeout": "2s"},
         "forecast": {"days": 7, "hours": 24},
+        "warnings": warning_settings(provider_url),
         "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name],
                        **({"alerts": PLACE_ALERTS[name]} if name in PLACE_ALERTS else {})}
                       for name, lat, lon in MAIN_PLACES],
@@ -1004,8 +1063,10 @@ def run(work, logs):
     binary, build_seconds = prepare(work)
     fake = start_fake(work, logs)
     config = write_units_config(work / "cloudy.yml", fake.url)
+    arm_warnings(fake)
     exporter = start_exporter(binary, config, work, "exporter", logs)
     prometheus = start_prometheus(work, exporter, logs)
+    phase("warnings", official_warnings, prometheus, FIRING_BUDGET)
     phase("panels", check_panels, prometheus, fake, config, exporter)
     phase("frost", frost, prometheus, fake, config.places, FIRING_BUDGET)
     phase("thresholds", thresholds, prometheus, fake, config.places, FIRING_BUDGET)

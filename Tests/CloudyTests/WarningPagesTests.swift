@@ -38,8 +38,8 @@ final class WarningPagesTests: XCTestCase {
             [
                 #"weather_warning_expires_timestamp_seconds{location="New York",source="nws",id="\#(heatID)"} 1781740800"#,
                 #"weather_warning_expires_timestamp_seconds{location="New York",source="nws",id="\#(airID)"} 1781578800"#,
-                #"weather_warning_info{location="New York",source="nws",id="\#(heatID)",event="Heat Advisory",severity="moderate",urgency="expected",certainty="likely",headline="Heat Advisory issued June 15 at 4:02AM EDT until June 17 at 8:00PM EDT by NWS Upton NY"} 1"#,
-                #"weather_warning_info{location="New York",source="nws",id="\#(airID)",event="Air Quality Alert",severity="unknown",urgency="unknown",certainty="unknown",headline="Air Quality Alert issued June 15 at 3:55AM EDT by NWS Upton NY"} 1"#,
+                #"weather_warning_info{location="New York",source="nws",id="\#(heatID)",event="Heat Advisory",severity="moderate",urgency="expected",certainty="likely",headline="Heat Advisory issued June 15 at 4:02AM EDT until June 17 at 8:00PM EDT by NWS Upton NY",sender="NWS Upton NY"} 1"#,
+                #"weather_warning_info{location="New York",source="nws",id="\#(airID)",event="Air Quality Alert",severity="unknown",urgency="unknown",certainty="unknown",headline="Air Quality Alert issued June 15 at 3:55AM EDT by NWS Upton NY",sender="NWS Upton NY"} 1"#,
                 #"weather_warning_onset_timestamp_seconds{location="New York",source="nws",id="\#(heatID)"} 1781625600"#,
                 #"weather_warning_onset_timestamp_seconds{location="New York",source="nws",id="\#(airID)"} 1781510100"#,
                 #"weather_warnings{location="New York",severity="extreme"} 0"#,
@@ -80,6 +80,7 @@ final class WarningPagesTests: XCTestCase {
         let value = info[headline...].dropLast(#"" 1"#.count)
         XCTAssertTrue(value.hasPrefix(#"\"quoted\" \\back\\slash new line <script>"#), String(value.prefix(80)))
         XCTAssertFalse(value.contains("\u{7}"), "control characters dropped")
+        XCTAssertTrue(info.contains(#",sender="\"quoted\" \\back\\slash new line <script>"#), "sender escaped too")
         XCTAssertTrue(value.contains("& bell tab long"), "a tab is white space like any other")
         XCTAssertEqual(WarningFamilies.label(hostile).count, 200, "at most 200 characters")
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text.utf8))

@@ -119,12 +119,15 @@ final class WarningSourcesTests: XCTestCase {
         try answer(.ok, fixture: "nws-alerts-empty.json")
         var config = Config(places: [newYork, Place(name: "Brussels", latitude: 50.85, longitude: 4.35), oslo])
         config.warnings = WarningSettings(sources: [WarningSourceSettings(name: .nws, url: server.baseURL)])
-        let store = WeatherStore(
-            config: config, telemetry: telemetry, telemetryPath: "/metrics", now: clock.now(),
-            processMetrics: { MetricFamilies() })
-        XCTAssertEqual(store.warningSchedule(for: .nws).places.map(\.name), ["New York"])
-        XCTAssertEqual(store.warningSchedule(for: .nws).interval, 300)
-        XCTAssertEqual(store.warningSchedule(for: .dwd).places.map(\.name), [])
+        XCTAssertEqual(config.warnings.schedule(.nws, places: config.places).places.map(\.name), ["New York"])
+        XCTAssertEqual(config.warnings.schedule(.nws, places: config.places).interval, 300)
+        XCTAssertEqual(config.warnings.schedule(.dwd, places: config.places).places.map(\.name), [])
+        // A city: place not found yet waits for the feed's geocoder, unless it chose no source.
+        var springfield = Place(name: "Springfield", city: CitySearch(query: "Springfield, Illinois"))
+        XCTAssertEqual(config.warnings.schedule(.nws, places: [springfield]).places.map(\.name), ["Springfield"])
+        XCTAssertEqual(config.warnings.schedule(.dwd, places: [springfield]).places.map(\.name), [], "not configured")
+        springfield.warningSources = []
+        XCTAssertEqual(config.warnings.schedule(.nws, places: [springfield]).places.map(\.name), [])
         let places = [newYork, Place(name: "Chicago", latitude: 41.88, longitude: -87.63)]
         let outcomes = NWSWarnings(upstream).fetch(places, logger: log.logger)
         XCTAssertEqual(outcomes.count, 2)

@@ -16,7 +16,7 @@ final class WarningsRefreshTests: FakeWeatherTestCase {
     @discardableResult
     func refresh(_ source: any WarningSource, _ store: WeatherStore) -> [WeatherFetchError] {
         let recorder = WarningRecorder(store: store, source: source.name)
-        let places = store.warningSchedule(for: source.name).places
+        let places = store.config.warnings.schedule(source.name, places: store.config.places).places
         guard !places.isEmpty else { return [] }
         let outcomes = source.fetch(places, logger: log.logger)
         recorder.record(zip(places, outcomes).map { (place: $0, location: $0, outcome: $1) }, at: clock.now())

@@ -78,7 +78,7 @@ public final class CloudyApplication: Sendable {
         refresher = Refresher(
             store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
             logger: logger, clock: clock)
-        feeds = Feeds([refresher])
+        feeds = Feeds([refresher] + Self.warningFeeds(config, store, refresher, userAgent, logger, clock))
         let reloader = ConfigReloader(options: options, store: store, feeds: feeds, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())
@@ -106,6 +106,17 @@ public final class CloudyApplication: Sendable {
                 "provider": "\(config.provider.name.rawValue)",
                 "interval": "\(PrometheusDuration.format(config.refresh.interval))",
             ])
+    }
+
+    /// The official warning services, one feed each, locating `city:` places through the
+    /// weather's geocoder (one look-up, shared).
+    private static func warningFeeds(
+        _ config: Config, _ store: WeatherStore, _ refresher: Refresher, _ userAgent: String, _ logger: Logger,
+        _ clock: ExporterClock
+    ) -> [any ScheduledFeed] {
+        WarningFeeds.make(
+            config: config, store: store, locator: refresher.geocoder, userAgent: userAgent, logger: logger,
+            clock: clock)
     }
 
     /// What every scrape appends, read now: `process_*` and the server's connection counts.

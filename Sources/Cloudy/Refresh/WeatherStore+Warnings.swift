@@ -15,15 +15,6 @@ extension WeatherStore {
         }
     }
 
-    /// How the feed of `source` spends now: the places that ask it, located (a `city:` place with
-    /// the coordinates the geocoder found; one not found yet asks nothing), every
-    /// `warnings.interval`.
-    public func warningSchedule(for source: WarningSourceName) -> FeedSchedule {
-        state.withLockedValue { state in
-            state.config.warnings.schedule(source, places: state.statuses.map(\.locatedPlace))
-        }
-    }
-
     /// The next moment the warnings in force change without an ask (an expiry, including those
     /// of alerts inside weather answers, or a list going stale): the page must be rendered then.
     public func nextWarningDeadline() -> Double? {

@@ -4,8 +4,8 @@
 enum WarningFamilies {
     static let info = MetricDescriptor(
         "weather_warning_info", .gauge,
-        "An official warning in force at a place: its source, id, event, CAP severity, urgency, certainty and "
-            + "headline (one line, at most 200 characters); always 1 (cached from the last refresh)")
+        "An official warning in force at a place: its source, id, event, CAP severity, urgency, certainty, "
+            + "headline and sender (one line, at most 200 characters); always 1 (cached from the last refresh)")
     static let onset = MetricDescriptor(
         "weather_warning_onset_timestamp_seconds", .gauge,
         "Unix time the warned-of hazard begins (cached from the last refresh)")
@@ -45,7 +45,7 @@ enum WarningFamilies {
                 labels: identity + [
                     ("event", label(warning.event)), ("severity", warning.severity.rawValue),
                     ("urgency", label(warning.urgency)), ("certainty", label(warning.certainty)),
-                    ("headline", label(warning.headline)),
+                    ("headline", label(warning.headline)), ("sender", label(warning.sender)),
                 ], value: 1)
             page.add(onset, labels: identity, value: warning.onset)
             page.add(expires, labels: identity, value: warning.expires)

@@ -31,11 +31,17 @@ public struct WarningRecorder: FeedRecorder {
 }
 
 extension WarningSettings {
-    /// How the feed of `source` spends: those of `places` that ask it (`sources(for:)`; a `city:`
-    /// place not found yet asks nothing), every `interval`, at no quota's cost.
+    /// How the feed of `source` spends: those of `places` that may ask it, every `interval`, at no
+    /// quota's cost. Those that ask it (`sources(for:)`), and the `city:` places not located yet
+    /// that choose no sources themselves: the feed locates them first, and `CoveredPlaces` asks
+    /// for those inside the area only. None while `source` is not configured.
     public func schedule(_ source: WarningSourceName, places: [Place]) -> FeedSchedule {
-        FeedSchedule(
-            places: places.filter { place in self.sources(for: place).contains { $0.name == source } },
-            interval: interval, callsPerPlace: 0)
+        guard sources.contains(where: { $0.name == source }) else {
+            return FeedSchedule(places: [], interval: interval, callsPerPlace: 0)
+        }
+        let asking = places.filter { place in
+            !place.isLocated && place.warningSources == nil || sources(for: place).contains { $0.name == source }
+        }
+        return FeedSchedule(places: asking, interval: interval, callsPerPlace: 0)
     }
 }

@@ -47,13 +47,20 @@ public enum WarningSources {
         clock: ExporterClock, logger: Logger
     ) -> [any WarningSource] {
         settings.sources.map { source in
-            let upstream = Upstream(
-                baseURL: source.url, timeout: timeout, client: client, recorder: recorder, clock: clock)
-            switch source.name {
-            case .nws: return NWSWarnings(upstream)
-            case .metNorway: return METNorwayWarnings(upstream, logger: logger)
-            case .dwd: return DWDWarnings(upstream)
-            }
+            make(source, timeout: timeout, client: client, recorder: recorder, clock: clock, logger: logger)
+        }
+    }
+
+    /// The source of one entry of `warnings.sources`.
+    public static func make(
+        _ source: WarningSourceSettings, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
+        clock: ExporterClock, logger: Logger
+    ) -> any WarningSource {
+        let upstream = Upstream(baseURL: source.url, timeout: timeout, client: client, recorder: recorder, clock: clock)
+        switch source.name {
+        case .nws: return NWSWarnings(upstream)
+        case .metNorway: return METNorwayWarnings(upstream, logger: logger)
+        case .dwd: return DWDWarnings(upstream)
         }
     }
 }

@@ -11,6 +11,10 @@ from .http_client import fetch, wait_ok
 from .ports import free_port
 from .processes import spawn, stop
 
+# The `provider` of the warning services' feeds: their "refresh finished" lines are asks for
+# warnings, not weather refreshes, and go to `warning_refreshes`.
+WARNING_SOURCES = {"nws", "met-norway", "dwd"}
+
 
 class Exporter:
     """cloudy_exporter on 127.0.0.1:PORT with JSON logs, started at once.
@@ -35,6 +39,7 @@ class Exporter:
         self.args = args
         self.log_lines: list[str] = []
         self.refreshes: list[dict] = []  # {"at": monotonic seconds, "duration": s, "ok": n, "failed": n}
+        self.warning_refreshes: list[dict] = []  # the same, with "provider", for the warning services
         self._changed = threading.Condition()
         self.log_path = work / f"{name or f'exporter-{self.port}'}.log"
         self._log = open(self.log_path, "w")
@@ -55,10 +60,14 @@ class Exporter:
             with self._changed:
                 self.log_lines.append(line.rstrip("\n"))
                 if event.get("msg") == "refresh finished":
-                    self.refreshes.append({
+                    refresh = {
                         "at": now, "duration": float(event.get("duration_seconds", "nan")),
                         "ok": int(event.get("places_ok", 0)), "failed": int(event.get("places_failed", 0)),
-                    })
+                    }
+                    if event.get("provider") in WARNING_SOURCES:
+                        self.warning_refreshes.append({**refresh, "provider": event["provider"]})
+                    else:
+                        self.refreshes.append(refresh)
                 self._changed.notify_all()
 
     def alive(self) -> bool:

@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 import threading
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .http_client import fetch, post_json
@@ -53,6 +55,11 @@ class FakeWeather:
     def fault(self, mode: str, **options) -> dict:
         return self.control("fault", {"mode": mode, **options})
 
+    def warnings(self, source: str, alerts: list | None) -> dict:
+        """Has the fake warning service `source` ("nws", "met-norway", "dwd") list `alerts`
+        (None: its fixture's); see Tests/Fakes/weather_apis/warning_alerts.py."""
+        return self.control("warnings", {"source": source, "alerts": alerts})
+
     def override(self, **body) -> dict:
         return self.control("override", body)
 
@@ -76,3 +83,18 @@ def _first_line(stream, timeout: float) -> str:
     if not result:
         raise TimeoutError(f"the fake weather API printed no 'listening' line within {timeout:g}s")
     return result[0].strip()
+
+
+def dwd_alert(alert_id: str, severity: str, expires: float, event: str = "storm",
+              headline: str = "Official WARNING of STORM", description: str = "Storm gusts up to 85 km/h.",
+              instruction: str | None = None) -> dict:
+    """One DWD warning shaped as Bright Sky lists it (for `FakeWeather.warnings("dwd", …)`), in
+    force from a minute ago until `expires` (unix seconds)."""
+    def iso(unix):
+        return datetime.fromtimestamp(unix, timezone.utc).isoformat(timespec="seconds")
+    return {"id": 1, "alert_id": alert_id, "effective": iso(time.time() - 60), "onset": iso(time.time() - 60),
+            "expires": iso(expires), "category": "met", "response_type": "prepare", "urgency": "immediate",
+            "severity": severity, "certainty": "likely", "event_code": 59, "event_en": event,
+            "event_de": event.upper(), "headline_en": headline, "headline_de": headline,
+            "description_en": description, "description_de": description, "instruction_en": instruction,
+            "instruction_de": None, "status": "actual"}

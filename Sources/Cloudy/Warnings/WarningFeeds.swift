@@ -1,0 +1,70 @@
+import Logging
+
+/// The warning services on the shared scheduler: one `ConfiguredFeed` per source Cloudy knows,
+/// configured or not, so a reload can add a source (its feed's schedule fills) or remove one (its
+/// schedule empties: it is not asked again, and its series leave with the store's reload). Each
+/// has its own client, so a hung service holds neither the weather nor another service, and its
+/// own back-off; none has a quota to spend (`callsPerPlace` 0, an account with no limits).
+public enum WarningFeeds {
+    public static func make(
+        config: Config, store: WeatherStore, locator: any PlaceLocator, userAgent: String, logger: Logger,
+        clock: ExporterClock
+    ) -> [ConfiguredFeed<[WeatherWarning]>] {
+        WarningSourceName.allCases.map { name in
+            let client = CurlHTTPClient(userAgent: userAgent)
+            let recorder = store.telemetry
+            return ConfiguredFeed(
+                config: config, recorder: WarningRecorder(store: store, source: name),
+                account: QuotaAccount(
+                    provider: config.provider.name, url: name.defaultURL, quota: .unlimited, file: nil,
+                    now: clock.now(), logger: logger),
+                client: client, locator: locator, logger: logger, clock: clock,
+                schedule: { $0.warnings.schedule(name, places: $0.places) },
+                source: { config in
+                    let settings = settings(name, config)
+                    return CoveredPlaces(
+                        source: WarningSources.make(
+                            settings, timeout: config.refresh.timeout, client: client, recorder: recorder,
+                            clock: clock, logger: logger),
+                        settings: WarningSettings(sources: [settings]))
+                },
+                sourceChanged: { config, previous in
+                    configured(name, config) != configured(name, previous)
+                        || config.refresh.timeout != previous.refresh.timeout
+                })
+        }
+    }
+
+    /// The source's settings as configured; its default ones while it is not (its feed then has
+    /// no places, so it is never asked).
+    static func settings(_ name: WarningSourceName, _ config: Config) -> WarningSourceSettings {
+        configured(name, config) ?? WarningSourceSettings(name: name)
+    }
+
+    static func configured(_ name: WarningSourceName, _ config: Config) -> WarningSourceSettings? {
+        config.warnings.sources.first { $0.name == name }
+    }
+}
+
+/// A warning source asked only for the places that ask it (`WarningSettings.sources(for:)`) once
+/// located: a `city:` place the geocoder found outside the area costs no request, and its
+/// outcome is an empty list that no page shows (the place does not ask the source).
+struct CoveredPlaces: FeedSource {
+    let source: any WarningSource
+    /// This source alone: whether a place asks it depends on nothing else (so a reload that
+    /// changes only the other sources keeps this one as it is).
+    let settings: WarningSettings
+
+    var providerLabel: String { source.providerLabel }
+
+    func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
+        let asked = places.indices.filter { index in
+            settings.sources(for: places[index]).contains { $0.name == source.name }
+        }
+        var outcomes = [Result<[WeatherWarning], WeatherFetchError>](repeating: .success([]), count: places.count)
+        for (index, outcome) in zip(asked, source.fetch(asked.map { places[$0] }, logger: logger)) {
+            outcomes[index] = outcome
+        }
+        return outcomes
+    }
+}
