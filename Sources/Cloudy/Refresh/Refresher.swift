@@ -14,7 +14,8 @@ public final class Refresher: ScheduledFeed {
     private let clock: ExporterClock
     /// The budget a config puts this process under (`CallBudget.of`).
     private let callBudget: @Sendable (Config) -> CallBudget
-    private let geocoder: Geocoder
+    /// Locates `city:` places, for this feed and the others that ask for the same places.
+    let geocoder: Geocoder
     /// The provider's quota, for this feed and every other that spends it.
     public let account: QuotaAccount
     let feed: Feed<WeatherSnapshot>
