@@ -22,17 +22,9 @@ final class AirQualityEndToEndTests: FakeWeatherTestCase {
         """
     }
 
-    /// Open-Meteo's weight of every request the fake answered on `paths`, from its query alone.
+    /// Open-Meteo's weight of the requests the fake answered on `paths` (both endpoints by default).
     func documentedCalls(paths: Set<String> = ["/v1/forecast", "/v1/air-quality"]) throws -> Double {
-        try fake.requests().filter { paths.contains($0["path"] as? String ?? "") }.reduce(0) { sum, request in
-            let query = request["query"] as? [String: String] ?? [:]
-            let places = Double(query["latitude"]?.split(separator: ",").count ?? 0)
-            let variables = ["current", "hourly", "daily"].reduce(0) {
-                $0 + (query[$1]?.split(separator: ",").count ?? 0)
-            }
-            let days = Double(query["forecast_days"] ?? "7") ?? 7
-            return sum + places * max(1, Double(variables) / 10 * max(1, days / 14))
-        }
+        try fake.documentedOpenMeteoCalls(paths: paths)
     }
 
     /// The calls `<storage.path>/quota.json` holds for the last day.
