@@ -125,14 +125,6 @@ def recording_rules():
 # golden pages have it (the note says which).
 CONTRACT_PENDING = {
     "weather_alert_threshold",
-    "weather_air_quality_european_index", "weather_air_quality_epa_index",
-    "weather_air_pm2_5_grams_per_cubic_meter", "weather_air_pm10_grams_per_cubic_meter",
-    "weather_air_ozone_grams_per_cubic_meter", "weather_air_nitrogen_dioxide_grams_per_cubic_meter",
-    "weather_air_sulphur_dioxide_grams_per_cubic_meter", "weather_air_carbon_monoxide_grams_per_cubic_meter",
-    "weather_pollen_grains_per_cubic_meter",
-    "weather_forecast_daily_air_quality_european_index_max", "weather_forecast_daily_air_quality_epa_index_max",
-    "weather_forecast_daily_pollen_grains_per_cubic_meter_max",
-    "weather_air_quality_up",
 }
 
 

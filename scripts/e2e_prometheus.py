@@ -3,8 +3,8 @@
 tools first). Everything runs on 127.0.0.1 with ports picked at run time, without internet, and
 is stopped on exit:
   1. the fake Open-Meteo (Tests/Fakes/fake_weather.py), which the checks steer over HTTP;
-  2. cloudy_exporter on a 4-place config refreshing every second, each place in its own units
-     (PLACE_UNITS: every temperature and wind unit family is some place's);
+  2. cloudy_exporter on a 4-place config refreshing every second, air quality on, each place in
+     its own units (PLACE_UNITS: every temperature and wind unit family is some place's);
   3. Prometheus (Debian's /usr/bin/prometheus) scraping it every second with the shipped
      rules of deploy/prometheus/rules/, unmodified;
   4. the dashboard's variables as Grafana would ask them (datasource: every panel reads
@@ -25,6 +25,9 @@ is stopped on exit:
   5b. per-place thresholds (THRESHOLD_PLACES): Berlin has `alerts: {frost: "3 °C", heat: off}`,
      Oslo (°F only) the defaults; both forecast a 2 °C minimum and a 45 °C maximum tomorrow:
      the frost alert fires for Berlin only, the heat alert for Oslo only;
+  5c. air quality (`air_quality:` from the same fake, whose European index peaks at 64 for every
+     place): CloudyAirQualityForecast fires for Berlin (`alerts: {air_quality: 60}`) and for no
+     place on the default 100;
   6. three exporters with --shard=0/3, 1/3, 2/3 on a 12-place config: each says its shard on
      cloudy_exporter_shard_info, and each place is on one shard;
   7. TLS (docs/web-config.md): certificates made now by Tests/Support/make-test-certificates
@@ -701,7 +704,7 @@ def official_warnings(prometheus, firing_budget):
 
 # (the place with overrides, the place with the defaults); their `alerts:` are in write_units_config.
 THRESHOLD_PLACES = ("Berlin", "Oslo")
-PLACE_ALERTS = {"Berlin": {"frost": "3 °C", "heat": "off"}}
+PLACE_ALERTS = {"Berlin": {"frost": "3 °C", "heat": "off", "air_quality": 60}}
 
 
 def thresholds(prometheus, fake, places, firing_budget):
@@ -767,6 +770,24 @@ def thresholds(prometheus, fake, places, firing_budget):
     else:
         fail(f"frost alerts for {sorted(frost_alerts)}, heat alerts for {sorted(heat_alerts)}: "
              f"want no frost for {default} and no heat for {custom}")
+
+
+def air_quality_alert(prometheus, firing_budget):
+    """The fake's air-quality forecast reaches a European index of 64 every place: that fires
+    CloudyAirQualityForecast for Berlin (alerts: {air_quality: 60}) and for no place on the
+    default threshold of 100."""
+    def active():
+        alerts = prom(prometheus, "/api/v1/alerts")["alerts"]
+        return {a["labels"].get("location"): a for a in alerts
+                if a["labels"].get("alertname") == "CloudyAirQualityForecast" and a["state"] == "firing"}
+
+    fired = poll(lambda: active() or None, firing_budget, POLL)
+    if not fired or set(fired) != {"Berlin"}:
+        fail(f"CloudyAirQualityForecast firing for {sorted(fired or {})}, want Berlin only (threshold 60; "
+             f"the others keep 100)")
+        return
+    ok(f"CloudyAirQualityForecast firing for Berlin (threshold 60) and no other place: "
+       f"{fired['Berlin']['annotations'].get('description', '')!r}")
 
 
 # --- shards -----------------------------------------------------------------------------------
@@ -1050,6 +1071,8 @@ def write_units_config(path, provider_url):
         "refresh": {"interval": "1s", "timeout": "2s"},
         "forecast": {"days": 7, "hours": 24},
         "warnings": warning_settings(provider_url),
+        # Air quality and pollen from the same fake, so their panels and alert get data.
+        "air_quality": {"url": provider_url},
         "locations": [{"name": name, "latitude": lat, "longitude": lon, "units": PLACE_UNITS[name],
                        **({"alerts": PLACE_ALERTS[name]} if name in PLACE_ALERTS else {})}
                       for name, lat, lon in MAIN_PLACES],
@@ -1070,6 +1093,7 @@ def run(work, logs):
     phase("panels", check_panels, prometheus, fake, config, exporter)
     phase("frost", frost, prometheus, fake, config.places, FIRING_BUDGET)
     phase("thresholds", thresholds, prometheus, fake, config.places, FIRING_BUDGET)
+    phase("air quality", air_quality_alert, prometheus, FIRING_BUDGET)
     # Every shipped rule, templates included, has been evaluated for many seconds by now.
     phase("rules", rules, prometheus, REPO_ROOT / "deploy" / "prometheus" / "rules")
     phase("shards", check_shards, binary, fake, work, logs)

@@ -115,14 +115,14 @@ final class FeedTests: XCTestCase {
         var config = rig.config(places: 100, interval: 600)
         config.provider = ProviderSettings()
         let alone = RefreshPlan(config)
-        let shared = RefreshPlan(config, alongside: [QuotaSpending(feed: "air-quality", callsPerPlace: 1)])
+        let shared = RefreshPlan(config, alongside: [QuotaSpending(feed: "air quality", callsPerPlace: 1)])
         XCTAssertEqual(shared.callsPerRefresh, alone.callsPerRefresh + 100, accuracy: 1e-9)
         XCTAssertEqual(shared.planned(.day), alone.planned(.day) + 144 * 100, accuracy: 1e-6)
         XCTAssertGreaterThan(
             try XCTUnwrap(shared.shortestFittingInterval()), try XCTUnwrap(alone.shortestFittingInterval()))
         XCTAssertTrue(
-            shared.summary.hasPrefix("100 places, open-meteo (weather + air-quality): 390 calls per refresh"),
+            shared.summary.hasPrefix("100 places, open-meteo: 290 calls per refresh + air quality 100 = 390, "),
             shared.summary)
-        XCTAssertEqual(RefreshPlan(config).alongside, [], "no feed shares the weather's quota yet")
+        XCTAssertEqual(RefreshPlan(config).alongside, [], "no air_quality: nothing shares the weather's quota")
     }
 }

@@ -25,15 +25,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
     /// Open-Meteo's weight of every forecast request the fake answered, from its query alone:
     /// places × max(1, nVars/10 × max(1, nDays/14)).
     func documentedCallsOfTheRequestsSent() throws -> Double {
-        try fake.requests().filter { ($0["path"] as? String) == "/v1/forecast" }.reduce(0) { sum, request in
-            let query = request["query"] as? [String: String] ?? [:]
-            let places = Double(query["latitude"]?.split(separator: ",").count ?? 0)
-            let variables = ["current", "hourly", "daily"].reduce(0) {
-                $0 + (query[$1]?.split(separator: ",").count ?? 0)
-            }
-            let days = Double(query["forecast_days"] ?? "7") ?? 7
-            return sum + places * max(1, Double(variables) / 10 * max(1, days / 14))
-        }
+        try fake.documentedOpenMeteoCalls(paths: ["/v1/forecast"])
     }
 
     func testCallsOnThePageEqualTheFormulaSummedOverTheRequestsSent() throws {
@@ -165,5 +157,21 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
         try stretched.waitFor("/healthz")
         assertClose(try stretched.metrics()["cloudy_exporter_refresh_interval_seconds"], 8_640)
         XCTAssertTrue(stretched.log.contains("refresh.interval raised to fit the provider's quota"), stretched.log)
+    }
+}
+
+extension FakeWeatherAPI {
+    /// Open-Meteo's weight of every request the fake answered on `paths` (the forecast and the
+    /// air-quality API count alike), from its query alone: places × max(1, nVars/10 × max(1, nDays/14)).
+    func documentedOpenMeteoCalls(paths: Set<String>) throws -> Double {
+        try requests().filter { paths.contains($0["path"] as? String ?? "") }.reduce(0) { sum, request in
+            let query = request["query"] as? [String: String] ?? [:]
+            let places = Double(query["latitude"]?.split(separator: ",").count ?? 0)
+            let variables = ["current", "hourly", "daily"].reduce(0) {
+                $0 + (query[$1]?.split(separator: ",").count ?? 0)
+            }
+            let days = Double(query["forecast_days"] ?? "7") ?? 7
+            return sum + places * max(1, Double(variables) / 10 * max(1, days / 14))
+        }
     }
 }

@@ -78,7 +78,12 @@ public final class CloudyApplication: Sendable {
         refresher = Refresher(
             store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
             logger: logger, clock: clock)
-        feeds = Feeds([refresher] + Self.warningFeeds(config, store, refresher, userAgent, logger, clock))
+        feeds = Feeds(
+            [
+                refresher,
+                Self.airQualityFeed(
+                    config, store: store, weather: refresher, userAgent: userAgent, logger: logger, clock: clock),
+            ] + Self.warningFeeds(config, store, refresher, userAgent, logger, clock))
         let reloader = ConfigReloader(options: options, store: store, feeds: feeds, clock: clock, logger: logger)
         self.reloader = reloader
         group = MultiThreadedEventLoopGroup(numberOfThreads: RuntimeTuning.eventLoopThreads())

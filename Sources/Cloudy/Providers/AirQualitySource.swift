@@ -1,29 +1,56 @@
 import Logging
 
-/// An air-quality API, shaped like `WeatherProvider` and the scheduler's `FeedSource` (with
-/// `Report == AirQualityReport`): one outcome per place, in the order of `places`, blocking the
-/// calling (Dispatch) thread, never more requests at once than the API tolerates.
-public protocol AirQualitySource: Sendable {
+/// An air-quality API: a `FeedSource` of `AirQualityReport`s, asked by the air-quality feed
+/// (`AirQualityFeed`) with one outcome per place, in the order of `places`, blocking the
+/// calling (Dispatch) thread, never more requests at once than the API tolerates. Its
+/// `providerLabel` names its requests in the log and in `cloudy_exporter_upstream_requests_total`
+/// (`open-meteo-air-quality`, `openweathermap-air-pollution`); its calls are counted under the
+/// provider whose quota they spend (`open-meteo`, `openweathermap`).
+public protocol AirQualitySource: FeedSource where Report == AirQualityReport {
     var name: AirQualitySourceName { get }
-    /// Names the source's requests in the log and in `cloudy_exporter_upstream_requests_total`
-    /// (`open-meteo-air-quality`, `openweathermap-air-pollution`); its calls are counted under
-    /// the provider whose quota they spend (`open-meteo`, `openweathermap`).
-    var providerLabel: String { get }
     /// What one place costs per refresh as the API's owner counts it (Open-Meteo's weight;
     /// one call for OpenWeatherMap).
     var callsPerPlace: Double { get }
-    func fetch(_ places: [Place], logger: Logger) -> [Result<AirQualityReport, WeatherFetchError>]
 }
 
 extension AirQualitySettings {
     /// The source these settings name. `apiKey` is the provider's (OpenWeatherMap needs it; the
     /// loader refuses a config without one), `forecast` sets the horizon.
-    public func makeSource(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret?) -> AirQualitySource {
+    public func makeSource(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret?) -> any AirQualitySource {
         switch source {
         case .openMeteo:
             return OpenMeteoAirQuality(upstream, forecast: forecast, pollen: pollen)
         case .openWeatherMap:
             return OpenWeatherMapAirPollution(upstream, key: apiKey ?? Secret(""))
         }
+    }
+
+    /// The provider whose quota these settings' calls spend.
+    public var quotaOwner: ProviderName {
+        switch source {
+        case .openMeteo: return .openMeteo
+        case .openWeatherMap: return .openWeatherMap
+        }
+    }
+
+    /// Whether the calls spend the weather `provider`'s quota, so both feeds plan and pace on
+    /// one `QuotaAccount`: Open-Meteo's free hosts count the forecast and the air quality on one
+    /// limit per client (docs/providers.md), and both hosts are free or both are not;
+    /// OpenWeatherMap's air pollution spends the provider's key.
+    public func sharesQuota(with provider: ProviderSettings) -> Bool {
+        guard provider.name == quotaOwner else { return false }
+        switch source {
+        case .openMeteo: return provider.isPublicHost == isPublicHost && provider.apiKey == nil
+        case .openWeatherMap: return true
+        }
+    }
+
+    /// Whether `url` is the source's public host.
+    public var isPublicHost: Bool { ProviderSettings.isPublicHost(url, of: source.defaultURL) }
+
+    /// The quota of an air-quality source that does not share the provider's: Open-Meteo's free
+    /// limits on its public host, none elsewhere (OpenWeatherMap's key spends the provider's).
+    public var ownQuota: Quota {
+        source == .openMeteo && isPublicHost ? Quota.freeTier(ProviderSettings(name: .openMeteo)) : .unlimited
     }
 }

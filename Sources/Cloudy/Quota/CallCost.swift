@@ -61,11 +61,12 @@ public struct QuotaSpending: Sendable, Equatable {
         self.callsPerPlace = callsPerPlace
     }
 
-    /// The feeds `config` runs beside the weather on its provider's quota. None yet: a feed that
-    /// shares the quota (Open-Meteo's air quality) adds itself here, and the plan, the
-    /// `--config.check` line and `cloudy_exporter_upstream_planned_calls` count it.
+    /// The feeds `config` runs beside the weather on its provider's quota: the air quality when
+    /// it spends the provider's (`AirQualitySettings.sharesQuota`). The plan, the
+    /// `--config.check` line and `cloudy_exporter_upstream_planned_calls` count them.
     public static func alongside(_ config: Config) -> [QuotaSpending] {
-        []
+        guard let airQuality = config.airQuality, airQuality.sharesQuota(with: config.provider) else { return [] }
+        return [QuotaSpending(feed: "air quality", callsPerPlace: CallCost.airQualityPerPlace(config))]
     }
 }
 

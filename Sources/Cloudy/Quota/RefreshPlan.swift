@@ -94,12 +94,12 @@ public struct RefreshPlan: Sendable, Equatable {
     }
 
     /// One line, e.g. `100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the
-    /// free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)`.
+    /// free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)`; with
+    /// air quality on the same quota `… 290 calls per refresh + air quality 160 = 450, 64,800 a day …`.
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
-            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue)\(sharedBy): "
-            + "\(Self.number(callsPerRefresh)) calls per refresh, "
+            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue): \(callsLine), "
             + "\(Self.number(planned(window))) a \(window.rawValue) at \(PrometheusDuration.format(interval))"
         guard let limit = budget.quota.limits[window] else { return line + "; no quota" }
         let source = quotaIsStated ? "provider.quota" : "the free quota"
@@ -114,9 +114,13 @@ public struct RefreshPlan: Sendable, Equatable {
         return line + ": \(used) % of it; \(keeping)"
     }
 
-    /// ` (weather + air-quality)` when other feeds spend the quota too; nothing otherwise.
-    private var sharedBy: String {
-        alongside.isEmpty ? "" : " (" + (["weather"] + alongside.map(\.feed)).joined(separator: " + ") + ")"
+    /// `290 calls per refresh`, or with other feeds on the quota the weather's calls, each
+    /// feed's and the sum: `290 calls per refresh + air quality 160 = 450`.
+    private var callsLine: String {
+        let weather = "\(Self.number(budget.callsPerRefresh(places: places))) calls per refresh"
+        guard !alongside.isEmpty else { return weather }
+        let others = alongside.map { " + \($0.feed) \(Self.number(Double(places) * $0.callsPerPlace))" }
+        return weather + others.joined() + " = \(Self.number(callsPerRefresh))"
     }
 
     /// A count as people write it: thousands separated by commas, at most two decimals.

@@ -18,3 +18,40 @@ extension WeatherStore {
         }
     }
 }
+
+extension WeatherStore {
+    /// The earliest moment a place's air quality on the page goes stale (its last success plus
+    /// `refresh.stale_after`), if any.
+    func nextAirQualityStaleDeadline() -> Double? {
+        state.withLockedValue { state in
+            let staleAfter = state.config.refresh.staleAfter
+            return state.statuses.compactMap { $0.airQuality?.report == nil ? nil : $0.airQuality?.lastSuccess }
+                .map { $0 + staleAfter }.filter { $0 > state.renderedAt }.min()
+        }
+    }
+}
+
+/// Where the air-quality feed's outcomes go: the places' air-quality statuses in the store,
+/// nothing of their weather.
+struct AirQualityRecorder: FeedRecorder {
+    let store: WeatherStore
+
+    func record(_ outcomes: [FeedOutcome<AirQualityReport>], at now: Double) {
+        store.recordAirQuality(outcomes, at: now)
+    }
+
+    /// Nothing to show: a place waiting for a quiet period records that as its failure, and on
+    /// the weather's account the weather's places show the period already.
+    func setQuietPeriod(_ quietPeriod: QuietPeriod?) {}
+
+    func render(now: Double) {
+        store.render(now: now)
+    }
+
+    func nextStaleDeadline() -> Double? {
+        store.nextAirQualityStaleDeadline()
+    }
+
+    /// `cloudy_exporter_refresh_*` times the weather's refresh, not this one.
+    func recordRefresh(seconds: Double) {}
+}

@@ -22,12 +22,14 @@ def _scalar(value) -> str:
 
 
 def exporter_config(provider_url: str, places, provider: str = "open-meteo", refresh: dict | None = None,
-                    units: dict | None = None, forecast: dict | None = None, comment: str | None = None) -> str:
-    """The text of a cloudy.yml: `places` is [(name, latitude, longitude)]; `refresh`, `units` and
-    `forecast` are their sections' keys (a list value becomes a YAML flow list)."""
+                    units: dict | None = None, forecast: dict | None = None, comment: str | None = None,
+                    air_quality: dict | None = None) -> str:
+    """The text of a cloudy.yml: `places` is [(name, latitude, longitude)]; `refresh`, `units`,
+    `forecast` and `air_quality` are their sections' keys (a list value becomes a YAML flow list)."""
     lines = [f"# {comment}"] if comment else []
     lines += ["provider:", f"  name: {provider}", f"  url: {_scalar(provider_url)}"]
-    for section, keys in (("refresh", refresh), ("units", units), ("forecast", forecast)):
+    for section, keys in (("refresh", refresh), ("units", units), ("forecast", forecast),
+                          ("air_quality", air_quality)):
         if keys:
             lines.append(f"{section}:")
             lines += [f"  {key}: {_scalar(value)}" for key, value in keys.items()]

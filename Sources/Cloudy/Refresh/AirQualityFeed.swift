@@ -1,0 +1,134 @@
+import Logging
+import NIOConcurrencyHelpers
+
+/// The air-quality feed: the `air_quality:` source asked for every place on the weather's
+/// `refresh.interval` by a `Feed` of its own (its own back-off, timer and HTTP client, so a
+/// failing or slow air-quality API never delays the weather or a scrape), recording into the
+/// places' air-quality statuses only. `city:` places are located by the weather's `Geocoder`.
+///
+/// It spends the weather provider's `QuotaAccount` when its calls spend the provider's quota
+/// (`AirQualitySettings.sharesQuota`: Open-Meteo's free hosts count both on one limit per
+/// client, OpenWeatherMap's air pollution spends the provider's key), so both feeds plan and
+/// pace together, a quota refusal quiets both, and `quota.json` keeps the sum; otherwise an
+/// account of its own. Without `air_quality:` the feed is there with no places, so a reload can
+/// turn it on (a refresh at once) or off (its series leave with the config); a reload that moves
+/// it to another account builds it afresh there.
+public final class AirQualityFeed: ScheduledFeed {
+    /// Which account the feed spends: the weather's, or its own for a source and URL.
+    enum Spending: Equatable, Sendable {
+        case weather
+        case own(AirQualitySourceName, url: String)
+    }
+
+    private struct Current: Sendable {
+        var feed: Feed<AirQualityReport>
+        var spending: Spending
+        var started = false
+    }
+
+    /// What every feed it builds is made of.
+    fileprivate struct Parts: Sendable {
+        let store: WeatherStore
+        let weather: Refresher
+        let client: CurlHTTPClient
+        let logger: Logger
+        let clock: ExporterClock
+    }
+
+    private let parts: Parts
+    private let current: NIOLockedValueBox<Current>
+
+    public init(
+        config: Config, store: WeatherStore, weather: Refresher, client: CurlHTTPClient, logger: Logger,
+        clock: ExporterClock
+    ) {
+        parts = Parts(store: store, weather: weather, client: client, logger: logger, clock: clock)
+        let spending = Self.spending(config)
+        current = NIOLockedValueBox(Current(feed: parts.feed(config, spending: spending), spending: spending))
+    }
+
+    /// The feed asking now (another one after a reload that moved it to another account).
+    var feed: Feed<AirQualityReport> { current.withLockedValue { $0.feed } }
+
+    /// The account its calls are spent on.
+    var account: QuotaAccount { feed.account }
+
+    public func start() {
+        let feed = current.withLockedValue { current in
+            current.started = true
+            return current.feed
+        }
+        feed.start()
+    }
+
+    public func stop(timeout: Double) {
+        let feed = current.withLockedValue { current in
+            current.started = false
+            return current.feed
+        }
+        feed.stop(timeout: timeout)
+    }
+
+    public func apply(_ config: Config, previous: Config) {
+        let spending = Self.spending(config)
+        let (feed, moved, started) = current.withLockedValue { ($0.feed, $0.spending != spending, $0.started) }
+        guard moved else {
+            let fetchChanged =
+                config.airQuality != previous.airQuality || config.forecast != previous.forecast
+                || config.refresh.timeout != previous.refresh.timeout
+                || config.provider.apiKey != previous.provider.apiKey
+            feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: false)
+            return
+        }
+        // Another account: calls spent and a quiet period belong to the one that was asked.
+        feed.stop(timeout: 0.5)
+        let next = parts.feed(config, spending: spending)
+        current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
+        if started { next.start() }
+    }
+
+    /// Every place while `air_quality:` is on, none while it is off, on the weather's interval.
+    static func schedule(_ config: Config) -> FeedSchedule {
+        FeedSchedule(
+            places: config.airQuality == nil ? [] : config.places, interval: config.refresh.interval,
+            callsPerPlace: CallCost.airQualityPerPlace(config))
+    }
+
+    static func spending(_ config: Config) -> Spending {
+        let settings = config.airQuality ?? AirQualitySettings()
+        return settings.sharesQuota(with: config.provider) ? .weather : .own(settings.source, url: settings.url)
+    }
+
+}
+
+extension AirQualityFeed.Parts {
+    func feed(_ config: Config, spending: AirQualityFeed.Spending) -> Feed<AirQualityReport> {
+        Feed(
+            source: source(config), schedule: AirQualityFeed.schedule(config),
+            recorder: AirQualityRecorder(store: store), account: account(for: spending, config), client: client,
+            locator: weather.geocoder, logger: logger, clock: clock)
+    }
+
+    private func account(for spending: AirQualityFeed.Spending, _ config: Config) -> QuotaAccount {
+        guard case .own = spending else { return weather.account }
+        let settings = config.airQuality ?? AirQualitySettings()
+        // Kept in memory only: quota.json is the weather's account.
+        return QuotaAccount(
+            provider: settings.quotaOwner, url: settings.url,
+            quota: config.quota.perShard ? settings.ownQuota : settings.ownQuota.divided(by: config.shard.count),
+            file: nil, now: clock.now(), logger: logger)
+    }
+
+    func source(_ config: Config) -> any FeedSource<AirQualityReport> {
+        let settings = config.airQuality ?? AirQualitySettings()
+        let upstream = Upstream(
+            baseURL: settings.url, timeout: config.refresh.timeout, client: client, recorder: store.telemetry,
+            clock: clock)
+        return Self.feedSource(settings.makeSource(upstream, forecast: config.forecast, apiKey: config.provider.apiKey))
+    }
+
+    /// The source as the feed takes it (the existential opened, as Swift will not upcast it).
+    private static func feedSource<Source: AirQualitySource>(_ source: Source) -> any FeedSource<AirQualityReport> {
+        source
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import NIOHTTP1
+import XCTest
+
+@testable import Cloudy
+
+/// The air-quality feed beside the weather's on Open-Meteo's one quota (`AirQualityFeed` on the
+/// `Refresher`'s `QuotaAccount`), on a `ManualClock`, through the real libcurl client against one
+/// scripted Open-Meteo serving both the forecast and the air-quality endpoint.
+final class AirQualityFeedTests: XCTestCase {
+    var rig: RefresherRig!
+    var airQuality: AirQualityFeed?
+
+    override func setUpWithError() throws {
+        rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+    }
+
+    override func tearDown() {
+        airQuality?.stop(timeout: 0.5)
+        rig.stop()
+    }
+
+    let forecastWeight = CallCost.openMeteo(ForecastSettings())
+    let airQualityWeight = CallCost.openMeteoAirQuality(ForecastSettings(), pollen: true)
+
+    func isAirQuality(_ asked: RefresherRig.Asked) -> Bool { asked.uri.hasPrefix("/v1/air-quality") }
+
+    /// What Open-Meteo counts for the requests asked so far.
+    func weight(_ asked: RefresherRig.Asked) -> Double {
+        Double(asked.places) * (isAirQuality(asked) ? airQualityWeight : forecastWeight)
+    }
+
+    /// The forecast as the rig answers it, the air quality from its fixture, or `airQuality`.
+    func answer(airQuality: ScriptedHTTPServer.Answer? = nil) throws {
+        let forecast = rig.entry
+        let entry = String(decoding: try TestPaths.fixtureBytes("open-meteo-air-quality.json"), as: UTF8.self)
+        rig.answer { head in
+            let isAirQuality = head.uri.hasPrefix("/v1/air-quality")
+            if isAirQuality, let airQuality { return airQuality }
+            let one = isAirQuality ? entry : forecast
+            let count = RefresherRig.placeCount(head.uri)
+            let body = count == 1 ? one : "[" + Array(repeating: one, count: count).joined(separator: ",") + "]"
+            return .respond(status: .ok, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        }
+    }
+
+    /// The weather feed and the air-quality feed started on `places` places under `limits`.
+    func start(places: Int, limits: [QuotaWindow: Double]) -> Config {
+        var config = rig.config(places: places, interval: 600)
+        config.airQuality = AirQualitySettings(url: rig.server.baseURL)
+        rig.start(config, budget: CallBudget(quota: Quota(limits: limits), callsPerPlace: forecastWeight))
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        XCTAssertTrue(feed.account === rig.refresher.account, "one account for the one quota")
+        airQuality = feed
+        feed.start()
+        return config
+    }
+
+    func testBothFeedsSpendOneLedgerAndPaceWithinTheWindow() throws {
+        try answer()
+        // Four places cost 11.6 calls of forecast and 6.4 of air quality; 90 % of 15 holds 13.5.
+        _ = start(places: 4, limits: [.minute: 15, .hour: 10_000])
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 2, "the forecast, then as much air quality as is left")
+        XCTAssertEqual(rig.asked.map(isAirQuality), [false, true])
+        XCTAssertEqual(rig.asked.last?.places, 1, "1.9 calls left in the minute: one place")
+        rig.clock.advance(by: 185)
+        let airQualityPlaces = rig.asked.filter(isAirQuality).map(\.places).reduce(0, +)
+        XCTAssertEqual(airQualityPlaces, 4, "paced over the next minutes")
+        for request in rig.asked {
+            let inMinute = rig.asked.filter { $0.time > request.time - 60 && $0.time <= request.time }
+            XCTAssertLessThanOrEqual(inMinute.map(weight).reduce(0, +), 13.5 + 1e-9, "up to \(request.time)")
+        }
+        XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 4)
+        XCTAssertEqual(rig.placesUp, 4)
+        let sum = rig.asked.map(weight).reduce(0, +)
+        XCTAssertEqual(sum, 4 * (forecastWeight + airQualityWeight), accuracy: 1e-9)
+        XCTAssertEqual(rig.refresher.account.spent(inLast: 3600, at: rig.clock.now()), sum, accuracy: 1e-9)
+        XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), sum, accuracy: 1e-9, "one counter")
+        let kept = try XCTUnwrap(
+            QuotaState.load(
+                from: QuotaState.file(in: rig.storage.path), provider: .openMeteo, url: rig.server.baseURL,
+                logger: rig.log.logger))
+        XCTAssertEqual(kept.ledger.spent(inLast: 3600, at: rig.clock.now()), sum, accuracy: 1e-9, "quota.json")
+    }
+
+    /// Open-Meteo's limiter keeps one counter per client for all its APIs (the reference, §6.3),
+    /// so its refusal on the air-quality host holds the forecast too.
+    func testAQuotaRefusalOnTheAirQualityHostQuietsTheForecast() throws {
+        let reason = "Hourly API request limit exceeded. Please try again in the next hour."
+        try answer(
+            airQuality: .respond(
+                status: .tooManyRequests, headers: [],
+                body: Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)))
+        _ = start(places: 2, limits: [:])
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(isAirQuality), [false, true])
+        let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod)
+        XCTAssertEqual(quiet.until, 1_781_528_400 + 60, "a minute past the next UTC hour")
+        XCTAssertEqual(rig.placesUp, 2, "the forecast it got before stays")
+        rig.clock.advance(by: 600)
+        XCTAssertEqual(rig.asked.count, 2, "nothing to Open-Meteo from either feed while it refuses")
+        XCTAssertEqual(rig.refresher.nextRefresh, quiet.until, "the weather's next refresh waits for the lift")
+        XCTAssertTrue(rig.store.statuses.allSatisfy { $0.quietPeriod == quiet })
+        try answer()
+        rig.clock.advance(by: quiet.until - rig.clock.now())
+        XCTAssertEqual(rig.asked.count, 4, "both ask again when it lifts")
+        XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 2)
+    }
+}

@@ -1,0 +1,75 @@
+import Logging
+import XCTest
+
+@testable import Cloudy
+
+/// The plan with air quality on the weather provider's quota: `--config.check`'s line, the
+/// figures and `refresh.over_quota` count both feeds; a source on another quota is not counted.
+final class AirQualityPlanTests: XCTestCase {
+    let silent = Logger(label: "air-quality-plan-test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// `count` places on Open-Meteo's free hosts, forecast and air quality with pollen.
+    func publicOpenMeteo(places count: Int, interval: Double = 600) -> Config {
+        var config = Config(
+            refresh: RefreshSettings(interval: interval),
+            places: (0..<count).map { Place(name: "P\($0)", latitude: Double($0) / 2, longitude: Double($0)) })
+        config.airQuality = AirQualitySettings()
+        return config
+    }
+
+    func testThePlanOfAHundredPlacesCountsTheAirQualityOnTheSameQuota() {
+        let plan = RefreshPlan(publicOpenMeteo(places: 100))
+        XCTAssertEqual(plan.alongside, [QuotaSpending(feed: "air quality", callsPerPlace: 1.6)])
+        XCTAssertEqual(plan.callsPerRefresh, 290 + 160, accuracy: 1e-9)
+        XCTAssertEqual(plan.planned(.day), 450 * 144, accuracy: 1e-6)
+        // 9,000 calls a day (90 %) hold 20 refreshes exactly: 19 stay below it.
+        XCTAssertEqual(plan.shortestFittingInterval(), 4_548)
+        XCTAssertEqual(plan.shortestFittingInterval(share: 1), 3_928)
+        XCTAssertEqual(
+            plan.summary,
+            "100 places, open-meteo: 290 calls per refresh + air quality 160 = 450, 64,800 a day at 10m; "
+                + "the free quota allows 10,000 a day: needs 1h5m28s or more (1h15m48s keeps a 10 % margin)")
+        var withoutPollen = publicOpenMeteo(places: 100)
+        withoutPollen.airQuality?.pollen = false
+        XCTAssertEqual(RefreshPlan(withoutPollen).callsPerRefresh, 290 + 100, accuracy: 1e-9)
+    }
+
+    func testOverQuotaCoversBothFeeds() throws {
+        var config = publicOpenMeteo(places: 100)
+        XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: silent).refresh.interval, 4_548)
+        config.refresh.overQuota = .refuse
+        XCTAssertThrowsError(try FairUse.clampInterval(config, file: "c.yml", logger: silent)) { error in
+            XCTAssertTrue(
+                "\(error)".hasPrefix(
+                    "c.yml: refresh.interval: 100 places, open-meteo: 290 calls per refresh "
+                        + "+ air quality 160 = 450"), "\(error)")
+        }
+        // 2,788 s fits the forecast alone (QuotaPlanTests), not both.
+        config.refresh.interval = 2_788
+        config.airQuality = nil
+        XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: silent).refresh.interval, 2_788)
+        config.airQuality = AirQualitySettings()
+        XCTAssertThrowsError(try FairUse.clampInterval(config, file: nil, logger: silent))
+    }
+
+    func testOnlyASourceOnTheProvidersQuotaIsCountedWithIt() {
+        var config = publicOpenMeteo(places: 10)
+        // A self-hosted air-quality server is not on Open-Meteo's free quota.
+        config.airQuality = AirQualitySettings(url: "http://127.0.0.1:8080")
+        XCTAssertEqual(RefreshPlan(config).alongside, [])
+        XCTAssertEqual(AirQualityFeed.spending(config), .own(.openMeteo, url: "http://127.0.0.1:8080"))
+        // Nor is the forecast from MET Norway.
+        config.airQuality = AirQualitySettings()
+        config.provider = ProviderSettings(name: .metNorway)
+        XCTAssertEqual(RefreshPlan(config).alongside, [])
+        // OpenWeatherMap's air pollution spends the provider's key: one call per place.
+        config.provider = ProviderSettings(name: .openWeatherMap, apiKey: Secret("k"))
+        config.airQuality = AirQualitySettings(source: .openWeatherMap)
+        XCTAssertEqual(RefreshPlan(config).alongside, [QuotaSpending(feed: "air quality", callsPerPlace: 1)])
+        XCTAssertEqual(AirQualityFeed.spending(config), .weather)
+        // Both self-hosted (a test fake): one account, no quota.
+        config.provider = ProviderSettings(url: "http://127.0.0.1:8080")
+        config.airQuality = AirQualitySettings(url: "http://127.0.0.1:8080")
+        XCTAssertEqual(AirQualityFeed.spending(config), .weather)
+    }
+}
