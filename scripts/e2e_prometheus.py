@@ -14,8 +14,7 @@ is stopped on exit:
      has data in exactly the place's own, with the matching Grafana unit (upstream errors are
      induced first, so the error panel has something to show). Families a place may lack while
      all is well (SOMETIMES_ABSENT: official warnings, pollen) may be empty for a place but must
-     have data for some place; a family no golden page has yet (the contract names it, the
-     exporter does not serve it) is sent to Prometheus but its emptiness is a "skip" line;
+     have data for some place;
   4a. official warnings (DWD and NWS at the fake): a severe DWD warning for Berlin makes the
      shipped CloudyOfficialWarning fire for Berlin only, with severity="warning" and the sender;
      New York (NWS, no warning) is asked and has none; London and Oslo are in no source's area;
@@ -300,13 +299,8 @@ EXPORTER_FAMILY = re.compile(r"\b(?:weather|cloudy_exporter)_\w+")
 
 
 def absence_reason(expr):
-    """Why a target may be empty for a place, or None. A family that no golden page has is not
-    served by this exporter yet (the contract names it, another branch builds it): its panels
-    are skipped, and said to be, until it is."""
+    """Why a target may be empty for a place (a family it may lack while all is well), or None."""
     families = set(EXPORTER_FAMILY.findall(expr))
-    unserved = sorted(families - exposition.golden_metric_names())
-    if unserved:
-        return f"not served by the exporter yet: {', '.join(unserved)}"
     reasons = {reason for family in families for pattern, reason in SOMETIMES_ABSENT if pattern.search(family)}
     if families and len(reasons) == 1 and all(any(p.search(f) for p, _ in SOMETIMES_ABSENT) for f in families):
         return reasons.pop()
@@ -413,7 +407,6 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
         units = panel_units(panel)
         seen = set()
         sometimes = {}  # refId -> (reason, whether some place had data), for SOMETIMES_ABSENT targets
-        unserved = set()
         for combination in combinations:
             values = {k: v for k, v in combination.items() if k in used}
             key = tuple(sorted(values.items()))
@@ -428,22 +421,19 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
                 expr = substitute(target["expr"], values)
                 family = UNIT_REF.match(ref)
                 reason = absence_reason(target["expr"])
-                not_served = bool(reason) and reason.startswith("not served")
                 try:
                     shapes.append(run_target(prometheus, target, expr, range_seconds))
                     has_data = True
                 except NoData as error:
                     has_data = False
-                    if not_served:
-                        unserved.add(reason)  # Prometheus took the query; there is nothing to read yet
-                    elif reason:
+                    if reason:
                         shapes.append(f"{ref}=empty")
                     elif not family:
                         errors.append(f"{error} in {expr}")
                 except PromError as error:
                     has_data = False
                     errors.append(f"{error} in {expr}")
-                if reason and not not_served:
+                if reason:
                     sometimes[ref] = (reason, sometimes.get(ref, (reason, False))[1] or has_data)
                 if family:
                     families.setdefault(family.group(1), []).append((family.group(2), has_data, ref))
@@ -471,8 +461,6 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
                 fail(f"{label} {where}: {'; '.join(errors)}")
             elif shapes:
                 ok(f"{label} {where}: {' '.join(shapes)}")
-        for reason in sorted(unserved):
-            print(f"skip {label}: queries answered without data, a family {reason}", flush=True)
         for ref, (reason, had_data) in sorted(sometimes.items()):
             (ok if had_data else fail)(f"{label} target {ref}: " + (
                 f"data for some place (others may have none: {reason})" if had_data
