@@ -31,6 +31,17 @@ final class ConfiguredFeedTests: XCTestCase {
         }
     }
 
+    /// The echo source for the places it asks only (a warning service's area).
+    struct AreaSource: FeedSource {
+        let echo: EchoSource
+        let area: Set<String>
+        var providerLabel: String { echo.providerLabel }
+        func asks(_ place: Place) -> Bool { area.contains(place.name) }
+        func fetch(_ places: [Place], logger: Logger) -> [Result<String, WeatherFetchError>] {
+            echo.fetch(places, logger: logger)
+        }
+    }
+
     /// Every exchange counted, as `provider code`.
     final class Exchanges: UpstreamRecording {
         let counted = NIOLockedValueBox<[String]>([])
@@ -98,5 +109,39 @@ final class ConfiguredFeedTests: XCTestCase {
         rig.clock.advance(by: 600)
         XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1", "Place 2"])
         XCTAssertEqual(rig.log.entries(containing: "provider failing; backing off").count, 2)
+    }
+
+    /// A place the source does not ask (outside its area) gets no request and no outcome, and
+    /// does not pass for a success that keeps a failing upstream from backing off.
+    func testAPlaceTheSourceDoesNotAskTakesNoPartInTheRefreshOrTheBackOff() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer(status: .serviceUnavailable, reason: "down")
+        let exchanges = Exchanges()
+        let client = CurlHTTPClient(userAgent: "cloudy-tests")
+        let reports = Reports()
+        let url = rig.server.baseURL
+        let config = rig.config(places: 2, interval: 300)
+        let feed = ConfiguredFeed<String>(
+            config: config, recorder: reports,
+            account: QuotaAccount(
+                provider: .openMeteo, url: url, quota: .unlimited, file: nil, now: rig.clock.now(),
+                logger: rig.log.logger),
+            client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
+            schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
+            source: { _ in
+                AreaSource(echo: EchoSource(client: client, url: url, recorder: exchanges), area: ["Place 0"])
+            },
+            sourceChanged: { _, _ in false })
+        feed.start()
+        defer { feed.stop(timeout: 0.5) }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0 }, ["echo 503"], "only the place in the area is asked")
+        XCTAssertEqual(reports.last.withLockedValue { $0.keys.sorted() }, ["Place 0"])
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 300, accuracy: 1e-6)
+        rig.clock.advance(by: 300)
+        XCTAssertEqual(
+            try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6,
+            "every place asked failed: the upstream backs off")
     }
 }

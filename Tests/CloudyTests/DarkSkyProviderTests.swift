@@ -79,6 +79,17 @@ final class DarkSkyProviderTests: XCTestCase {
         XCTAssertFalse(network.message.contains(key))
     }
 
+    /// The explanation is cut at 200 characters after the key is blanked out, so a cut that would
+    /// fall inside an echoed key leaves no part of it.
+    func testAKeyEchoedWhereTheExplanationIsCutLeavesNoPartOfIt() throws {
+        let padding = String(repeating: "x", count: 185)
+        let echo = Array("{\"detail\":\"\(padding)/forecast/\(key)/x\"}".utf8)
+        let (provider, _) = try serve(.badRequest, body: echo)
+        let error = try XCTUnwrap(provider.fetch([newYork], logger: Logger(label: "t")).first?.failure)
+        XCTAssertFalse(error.message.contains(String(key.prefix(4))), error.message)
+        XCTAssertTrue(error.message.contains(padding + "/forecast/<red"), error.message)
+    }
+
     func testASpentMonthIsAQuotaRefusalAndAPerSecondLimitBacksOff() throws {
         let limited = Array("{\"message\":\"API rate limit exceeded\"}".utf8)
         let (monthly, _) = try serve(

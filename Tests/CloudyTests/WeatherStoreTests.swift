@@ -33,6 +33,38 @@ final class WeatherStoreTests: XCTestCase {
         store.render(now: 2)
         XCTAssertTrue(store.rendered.readiness.answer.contains("open-meteo: HTTP 503"))
     }
+
+    /// An alert carried in the weather answer leaves the page at its expiry: the weather feed's
+    /// re-render timer is armed for it, not only for the weather going stale.
+    func testACarriedAlertsExpiryIsWhenTheWeathersPageChangesNext() {
+        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+        var config = Config(places: [berlin])
+        config.refresh.staleAfter = 1800
+        let store = WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
+            processMetrics: { MetricFamilies() })
+        let storm = WeatherWarning(id: "a", source: "dark-sky", event: "Storm", severity: .severe, expires: 600)
+        let snapshot = WeatherSnapshot(current: CurrentConditions(temperatureCelsius: 3), warnings: [storm])
+        store.record([(place: berlin, location: nil, outcome: .success(snapshot))], at: 100)
+        store.render(now: 100)
+        XCTAssertEqual(store.nextStaleDeadline(), 600)
+        store.render(now: 600)
+        XCTAssertEqual(store.nextStaleDeadline(), 1900, "then the weather going stale")
+    }
+
+    /// A warning ask that was in flight while a reload moved the place is not recorded for it.
+    func testWarningsForAPlaceChangedMeanwhileAreIgnored() {
+        let oslo = Place(name: "Oslo", latitude: 59.91, longitude: 10.75)
+        let store = WeatherStore(
+            config: Config(places: [oslo]), telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics",
+            now: 0, processMetrics: { MetricFamilies() })
+        let moved = Place(name: "Oslo", latitude: 69.65, longitude: 18.96)
+        let wind = WeatherWarning(id: "w", source: "met-norway", event: "Wind", severity: .moderate)
+        store.recordWarnings(source: .metNorway, [(moved, .success([wind]))], at: 10)
+        XCTAssertNil(store.nextWarningDeadline(), "nothing recorded for the old point")
+        store.recordWarnings(source: .metNorway, [(oslo, .success([wind]))], at: 10)
+        XCTAssertNotNil(store.nextWarningDeadline(), "recorded for the place as configured")
+    }
 }
 
 /// True the first time only.

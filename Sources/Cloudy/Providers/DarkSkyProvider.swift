@@ -61,7 +61,7 @@ public final class DarkSkyProvider: WeatherProvider {
         let badKey = response.status == 401 || response.status == 403
         var error = WeatherAPI.refusal(
             response, from: "dark-sky", explainedBy: response.status == 400 ? .detail : .message,
-            hint: badKey ? "invalid API key" : nil, key: apiKey, now: endpoint.clock.now())
+            hint: badKey ? "invalid API key" : nil, keys: [apiKey, pathKey], now: endpoint.clock.now())
         if response.status == 429, response.headers["ratelimit-remaining"]?.trimmingCharacters(in: .whitespaces) == "0"
         {
             error.cause = .quota(.month)

@@ -107,6 +107,6 @@ struct OpenWeatherMapKeyedAPI: Sendable {
             return WeatherFetchError("\(endpoint.name): invalid API key (HTTP 401)")
         }
         return WeatherAPI.refusal(
-            response, from: endpoint.name, explainedBy: .message, key: apiKey, now: endpoint.clock.now())
+            response, from: endpoint.name, explainedBy: .message, keys: [apiKey], now: endpoint.clock.now())
     }
 }

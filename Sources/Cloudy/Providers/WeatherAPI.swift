@@ -36,16 +36,18 @@ enum WeatherAPI {
     /// A non-200 answer as the error its places report: `<source>: HTTP <status>`, then
     /// `: <explanation>` from the body's `field` (at most 200 characters), then ` (<hint>)`.
     /// `Retry-After` is read as of `now`; a status in `rateLimitStatuses` stops the refresh's
-    /// other requests to the same provider. `key`, when given, is blanked out of the message.
+    /// other requests to the same provider. `keys` (the key, and its form in a URL) are blanked out
+    /// of the message, the explanation before it is cut, so no part of a key survives the cut.
     /// A 429 whose explanation is a quota text (`quotaWindow`) has the cause `.quota`, a 400 the
     /// cause `.badRequest`.
     static func refusal(
         _ response: HTTPResponse, from source: String?, explainedBy field: ErrorBodyField? = nil,
-        hint: String? = nil, rateLimitStatuses: Set<Int> = [429], key: Secret? = nil,
+        hint: String? = nil, rateLimitStatuses: Set<Int> = [429], keys: [Secret] = [],
         now: Double
     ) -> WeatherFetchError {
+        func scrubbed(_ text: String) -> String { keys.reduce(text) { $1.scrub($0) } }
         var message = (source.map { $0 + ": " } ?? "") + "HTTP \(response.status)"
-        let explained = field.flatMap { explanation(in: response.body, field: $0) }
+        let explained = field.flatMap { explanation(in: response.body, field: $0) }.map(scrubbed)
         if let explained { message += ": " + String(explained.prefix(200)) }
         if let hint { message += " (\(hint))" }
         let retryAfter = response.headers["retry-after"].flatMap {
@@ -58,7 +60,7 @@ enum WeatherAPI {
             cause = .quota(window)
         }
         return WeatherFetchError(
-            key?.scrub(message) ?? message, retryAfter: retryAfter,
+            scrubbed(message), retryAfter: retryAfter,
             isRateLimit: rateLimitStatuses.contains(response.status), cause: cause)
     }
 

@@ -15,17 +15,26 @@ extension Feed {
         defer { idle.leave() }
         let started = clock.now()
         let all = schedule.places
-        let places = names.map { wanted in all.filter { wanted.contains($0.name) } } ?? all
+        var places = names.map { wanted in all.filter { wanted.contains($0.name) } } ?? all
         let coversEveryPlace = places.count == all.count
         if coversEveryPlace { lastStarted = started }
+        let began = DispatchTime.now()
+        // `city:` places are located first; those not found yet wait while the others are fetched.
+        var located =
+            locator?.locate(places, now: started, retryInterval: backoffState.interval) ?? places.map { .success($0) }
+        // A place the source does not ask once located (outside its area) takes no part.
+        let asked = places.indices.filter { index in
+            guard case .success(let place) = located[index] else { return true }
+            return source.asks(place)
+        }
+        if asked.count < places.count {
+            places = asked.map { places[$0] }
+            located = asked.map { located[$0] }
+        }
         guard !places.isEmpty else {
             arm(in: backoffState.nextRefresh(after: lastStarted) - started)
             return
         }
-        let began = DispatchTime.now()
-        // `city:` places are located first; those not found yet wait while the others are fetched.
-        let located =
-            locator?.locate(places, now: started, retryInterval: backoffState.interval) ?? places.map { .success($0) }
         var run = RefreshRun<Report>(
             places: places, located: located, started: started, coversEveryPlace: coversEveryPlace)
         run.retriesNetwork = retryingNetwork
@@ -269,26 +278,6 @@ extension Feed {
                 "duration_seconds": "\(SampleValue.format((run.busySeconds * 1000).rounded() / 1000))",
                 "provider": "\(source.providerLabel)",
             ])
-    }
-
-    /// One warning per failed place, except what is said once: a 400 (a config problem) once
-    /// per message, and network failures in a fast retry (the line that armed it said so).
-    private func logFailures(of indexes: [Int], in run: RefreshRun<Report>) {
-        for index in indexes {
-            guard case .failure(let error)? = run.outcomes[index] else { continue }
-            let name = run.places[index].name
-            switch error.cause {
-            case .badRequest:
-                guard loggedBadRequests.insert(error.message).inserted else { continue }
-                logger.error(
-                    "the provider refuses the request (HTTP 400): a config problem; asked again only at the interval",
-                    metadata: ["location": "\(name)", "reason": "\(error.message)"])
-            case .network where run.retriesNetwork:
-                continue
-            default:
-                logger.warning("place refresh failed", metadata: ["location": "\(name)", "reason": "\(error.message)"])
-            }
-        }
     }
 
     private static func seconds(since start: DispatchTime) -> Double {

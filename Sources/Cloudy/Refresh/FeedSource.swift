@@ -24,6 +24,15 @@ public protocol FeedSource<Report>: Sendable {
     /// `wasAsked` (false: the place cost nothing) and `calls` (what the upstream counted when it
     /// is not the place's full weight); the feed acts on them.
     func fetch(_ places: [Place], logger: Logger) -> [Result<Report, WeatherFetchError>]
+
+    /// Whether the upstream is asked for `place` once it is located (a warning service only for
+    /// places in its area): a place it is not is left out of the refresh, with no request, no
+    /// outcome and no part in the back-off. Every place by default.
+    func asks(_ place: Place) -> Bool
+}
+
+extension FeedSource {
+    public func asks(_ place: Place) -> Bool { true }
 }
 
 /// One place's outcome in a refresh: the place as configured, where it was fetched (with the

@@ -8,8 +8,9 @@ extension WeatherStore {
     ) {
         state.withLockedValue { state in
             state.generation += 1
-            let configured = Set(state.config.places.map(\.name))
-            for (place, outcome) in outcomes where configured.contains(place.name) {
+            var configured: [String: Place] = [:]
+            for place in state.config.places { configured[place.name] = place }
+            for (place, outcome) in outcomes where configured[place.name] == place {
                 state.warnings.record(place: place.name, source: source.rawValue, outcome, at: now)
             }
         }

@@ -114,13 +114,17 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// The earliest moment a place whose weather is on the page goes stale (its last success
-    /// plus `stale_after`), if any.
+    /// The earliest moment the weather's page changes without an answer, if any: a place whose
+    /// weather is on the page goes stale (its last success plus `stale_after`), or an alert the
+    /// weather answer carried (One Call, Dark Sky) expires.
     public func nextStaleDeadline() -> Double? {
         state.withLockedValue { state in
             let staleAfter = state.config.refresh.staleAfter
-            return state.statuses.filter { $0.snapshot != nil }.compactMap { $0.lastSuccess.map { $0 + staleAfter } }
-                .filter { $0 > state.renderedAt }.min()
+            let stale = state.statuses.filter { $0.snapshot != nil }.compactMap {
+                $0.lastSuccess.map { $0 + staleAfter }
+            }
+            let expiries = state.statuses.flatMap { $0.snapshot?.warnings ?? [] }.compactMap(\.expires)
+            return (stale + expiries).filter { $0 > state.renderedAt }.min()
         }
     }
 

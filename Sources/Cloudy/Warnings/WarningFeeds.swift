@@ -47,8 +47,8 @@ public enum WarningFeeds {
 }
 
 /// A warning source asked only for the places that ask it (`WarningSettings.sources(for:)`) once
-/// located: a `city:` place the geocoder found outside the area costs no request, and its
-/// outcome is an empty list that no page shows (the place does not ask the source).
+/// located: the feed leaves a `city:` place the geocoder found outside the area out of the
+/// refresh (`asks`), so it costs no request and plays no part in the back-off.
 struct CoveredPlaces: FeedSource {
     let source: any WarningSource
     /// This source alone: whether a place asks it depends on nothing else (so a reload that
@@ -57,10 +57,12 @@ struct CoveredPlaces: FeedSource {
 
     var providerLabel: String { source.providerLabel }
 
+    func asks(_ place: Place) -> Bool {
+        settings.sources(for: place).contains { $0.name == source.name }
+    }
+
     func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
-        let asked = places.indices.filter { index in
-            settings.sources(for: places[index]).contains { $0.name == source.name }
-        }
+        let asked = places.indices.filter { asks(places[$0]) }
         var outcomes = [Result<[WeatherWarning], WeatherFetchError>](repeating: .success([]), count: places.count)
         for (index, outcome) in zip(asked, source.fetch(asked.map { places[$0] }, logger: logger)) {
             outcomes[index] = outcome
