@@ -67,6 +67,12 @@ final class AirQualityPlanTests: XCTestCase {
         config.airQuality = AirQualitySettings(source: .openWeatherMap)
         XCTAssertEqual(RefreshPlan(config).alongside, [QuotaSpending(feed: "air quality", callsPerPlace: 1)])
         XCTAssertEqual(AirQualityFeed.spending(config), .weather)
+        // Beside a One Call subscription (1,000 One Call calls a day) the air pollution spends
+        // the free plan's own limits, not One Call's.
+        config.provider.oneCall = true
+        XCTAssertEqual(RefreshPlan(config).alongside, [])
+        XCTAssertEqual(
+            config.airQuality?.ownQuota, Quota(limits: [.minute: 60, .month: 1_000_000]))
         // Both self-hosted (a test fake): one account, no quota.
         config.provider = ProviderSettings(url: "http://127.0.0.1:8080")
         config.airQuality = AirQualitySettings(url: "http://127.0.0.1:8080")

@@ -81,6 +81,14 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.airQuality?.source, .openWeatherMap)
         XCTAssertEqual(config.airQuality?.url, "https://api.openweathermap.org")
         XCTAssertEqual(config.provider.apiKey?.reveal, "k3y")
+        // Another provider's key (a Pirate Weather key) never goes to OpenWeatherMap.
+        let darkSky = yaml.replacingOccurrences(of: "name: openweathermap,", with: "name: dark-sky,")
+        XCTAssertThrowsError(try ConfigLoader.parse(yaml: darkSky)) { error in
+            XCTAssertEqual(
+                (error as? ConfigError)?.description,
+                "config:2: air_quality.source: openweathermap takes the key of provider openweathermap; "
+                    + "with dark-sky use open-meteo")
+        }
     }
 
     /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one

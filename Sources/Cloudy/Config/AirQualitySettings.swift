@@ -31,17 +31,24 @@ extension ConfigLoader {
 
     /// `air_quality:`, or nil when the config has none. OpenWeatherMap's source spends the
     /// provider's key (`provider.api_key_file` or `CLOUDY_API_KEY`) and is refused without one.
-    static func airQualitySettings(_ document: YAMLMapping, apiKey: Secret?) throws(ConfigError)
+    static func airQualitySettings(_ document: YAMLMapping, provider: ProviderSettings) throws(ConfigError)
         -> AirQualitySettings?
     {
         guard document.has("air_quality") else { return nil }
         guard let section = try document.mapping("air_quality") else { return AirQualitySettings() }
         try section.rejectUnknownKeys(airQualityKeys)
         let source = try section.oneOf("source", AirQualitySourceName.self) ?? .openMeteo
-        if source == .openWeatherMap, apiKey == nil {
+        if source == .openWeatherMap, provider.apiKey == nil {
             throw section.error(
                 "source",
                 "openweathermap needs the provider's API key: give provider.api_key_file or set CLOUDY_API_KEY")
+        }
+        // The key is the provider's: only an OpenWeatherMap key may go to OpenWeatherMap.
+        if source == .openWeatherMap, provider.name != .openWeatherMap {
+            throw section.error(
+                "source",
+                "openweathermap takes the key of provider openweathermap; with \(provider.name.rawValue) use open-meteo"
+            )
         }
         var settings = AirQualitySettings(source: source, url: try section.url("url"))
         if let pollen = try section.bool("pollen") { settings.pollen = pollen }

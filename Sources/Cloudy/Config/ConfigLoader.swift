@@ -87,7 +87,7 @@ public enum ConfigLoader {
             config.alerts = try alertThresholds(alerts, base: config.alerts)
         }
         config.places = try places(document, units: config.units, alerts: config.alerts)
-        config.airQuality = try airQualitySettings(document, apiKey: config.provider.apiKey)
+        config.airQuality = try airQualitySettings(document, provider: config.provider)
         try readWarnings(document, into: &config)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {

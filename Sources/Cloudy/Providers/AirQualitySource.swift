@@ -41,16 +41,19 @@ extension AirQualitySettings {
         guard provider.name == quotaOwner else { return false }
         switch source {
         case .openMeteo: return provider.isPublicHost == isPublicHost && provider.apiKey == nil
-        case .openWeatherMap: return true
+        // One Call's subscription counts One Call only; the Air Pollution API is on the free plan.
+        case .openWeatherMap: return !provider.oneCall
         }
     }
 
     /// Whether `url` is the source's public host.
     public var isPublicHost: Bool { ProviderSettings.isPublicHost(url, of: source.defaultURL) }
 
-    /// The quota of an air-quality source that does not share the provider's: Open-Meteo's free
-    /// limits on its public host, none elsewhere (OpenWeatherMap's key spends the provider's).
+    /// The quota of an air-quality source that does not share the provider's: the free limits of
+    /// its public host (Open-Meteo's; OpenWeatherMap's free plan beside a One Call subscription),
+    /// none elsewhere.
     public var ownQuota: Quota {
-        source == .openMeteo && isPublicHost ? Quota.freeTier(ProviderSettings(name: .openMeteo)) : .unlimited
+        guard isPublicHost else { return .unlimited }
+        return Quota.freeTier(ProviderSettings(name: source == .openMeteo ? .openMeteo : .openWeatherMap))
     }
 }
