@@ -66,24 +66,33 @@ final class ConfiguredFeedTests: XCTestCase {
         }
     }
 
-    func testANewSourceGetsTheScheduleTheBackOffAndReloadsFromTheFeed() throws {
-        let rig = try RefresherRig()
-        defer { rig.stop() }
-        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
-        let exchanges = Exchanges()
+    /// A feed of `config`'s places every `refresh.interval`, asking the echo source at the rig's
+    /// server as `source` wraps it, without a quota; its jitter pinned at the middle.
+    static func feed(
+        _ config: Config, rig: RefresherRig, reports: Reports, exchanges: Exchanges,
+        source: @escaping @Sendable (EchoSource) -> any FeedSource<String>
+    ) -> ConfiguredFeed<String> {
         let client = CurlHTTPClient(userAgent: "cloudy-tests")
-        let reports = Reports()
         let url = rig.server.baseURL
-        let config = rig.config(places: 2, interval: 300)
-        let feed = ConfiguredFeed<String>(
+        return ConfiguredFeed<String>(
             config: config, recorder: reports,
             account: QuotaAccount(
                 provider: .openMeteo, url: url, quota: .unlimited, file: nil, now: rig.clock.now(),
                 logger: rig.log.logger),
             client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
             schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
-            source: { _ in EchoSource(client: client, url: url, recorder: exchanges) },
+            source: { _ in source(EchoSource(client: client, url: url, recorder: exchanges)) },
             sourceChanged: { _, _ in false })
+    }
+
+    func testANewSourceGetsTheScheduleTheBackOffAndReloadsFromTheFeed() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
+        let exchanges = Exchanges()
+        let reports = Reports()
+        let config = rig.config(places: 2, interval: 300)
+        let feed = Self.feed(config, rig: rig, reports: reports, exchanges: exchanges) { $0 }
         feed.start()
         defer { feed.stop(timeout: 0.5) }
         rig.clock.advance(by: 0)
@@ -117,22 +126,12 @@ final class ConfiguredFeedTests: XCTestCase {
         let rig = try RefresherRig()
         defer { rig.stop() }
         rig.answer(status: .serviceUnavailable, reason: "down")
-        let exchanges = Exchanges()
-        let client = CurlHTTPClient(userAgent: "cloudy-tests")
         let reports = Reports()
-        let url = rig.server.baseURL
         let config = rig.config(places: 2, interval: 300)
-        let feed = ConfiguredFeed<String>(
-            config: config, recorder: reports,
-            account: QuotaAccount(
-                provider: .openMeteo, url: url, quota: .unlimited, file: nil, now: rig.clock.now(),
-                logger: rig.log.logger),
-            client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
-            schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
-            source: { _ in
-                AreaSource(echo: EchoSource(client: client, url: url, recorder: exchanges), area: ["Place 0"])
-            },
-            sourceChanged: { _, _ in false })
+        let exchanges = Exchanges()
+        let feed = Self.feed(config, rig: rig, reports: reports, exchanges: exchanges) {
+            AreaSource(echo: $0, area: ["Place 0"])
+        }
         feed.start()
         defer { feed.stop(timeout: 0.5) }
         rig.clock.advance(by: 0)
