@@ -61,12 +61,8 @@ struct CoveredPlaces: FeedSource {
         settings.sources(for: place).contains { $0.name == source.name }
     }
 
+    /// The places the feed kept (`asks`), each in the area.
     func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
-        let asked = places.indices.filter { asks(places[$0]) }
-        var outcomes = [Result<[WeatherWarning], WeatherFetchError>](repeating: .success([]), count: places.count)
-        for (index, outcome) in zip(asked, source.fetch(asked.map { places[$0] }, logger: logger)) {
-            outcomes[index] = outcome
-        }
-        return outcomes
+        source.fetch(places, logger: logger)
     }
 }
