@@ -1,31 +1,31 @@
-/// One place's air-quality answer, decoded into typed series like the forecast's
+/// One place's air-quality answer, read into typed series like the forecast's
 /// (`OpenMeteoForecast`): variables the API adds are skipped, a variable it drops is nil, and
 /// every value may be null (pollen outside Europe), which is no sample.
-// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+// Properties carry the API's own JSON field names, as the readers' cases spell them.
 // swift-format-ignore: AlwaysUseLowerCamelCase
-struct OpenMeteoAirQualityAnswer: Decodable {
+struct OpenMeteoAirQualityAnswer {
     typealias Values = OpenMeteoForecast.Values
 
-    let utc_offset_seconds: Int?
+    var utc_offset_seconds: Int? = nil
     /// Units by variable: every one is a string, so a dictionary reads them all.
-    let current_units: [String: String]?
-    let current: Current?
-    let hourly_units: [String: String]?
-    let hourly: Hourly?
-    let error: Bool?
-    let reason: String?
+    var current_units: [String: String]? = nil
+    var current: Current? = nil
+    var hourly_units: [String: String]? = nil
+    var hourly: Hourly? = nil
+    var error: Bool? = nil
+    var reason: String? = nil
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
-    struct Current: Decodable {
-        let time: Double?
-        let european_aqi: Double?
-        let us_aqi: Double?
-        let pm2_5: Double?
-        let pm10: Double?
-        let ozone: Double?
-        let nitrogen_dioxide: Double?
-        let sulphur_dioxide: Double?
-        let carbon_monoxide: Double?
+    struct Current {
+        var time: Double? = nil
+        var european_aqi: Double? = nil
+        var us_aqi: Double? = nil
+        var pm2_5: Double? = nil
+        var pm10: Double? = nil
+        var ozone: Double? = nil
+        var nitrogen_dioxide: Double? = nil
+        var sulphur_dioxide: Double? = nil
+        var carbon_monoxide: Double? = nil
 
         subscript(pollutant: Pollutant) -> Double? {
             switch pollutant {
@@ -40,16 +40,16 @@ struct OpenMeteoAirQualityAnswer: Decodable {
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
-    struct Hourly: Decodable {
-        let time: Values?
-        let european_aqi: Values?
-        let us_aqi: Values?
-        let alder_pollen: Values?
-        let birch_pollen: Values?
-        let grass_pollen: Values?
-        let mugwort_pollen: Values?
-        let olive_pollen: Values?
-        let ragweed_pollen: Values?
+    struct Hourly {
+        var time: Values? = nil
+        var european_aqi: Values? = nil
+        var us_aqi: Values? = nil
+        var alder_pollen: Values? = nil
+        var birch_pollen: Values? = nil
+        var grass_pollen: Values? = nil
+        var mugwort_pollen: Values? = nil
+        var olive_pollen: Values? = nil
+        var ragweed_pollen: Values? = nil
 
         subscript(plant: Plant) -> Values? {
             switch plant {
@@ -149,5 +149,68 @@ struct OpenMeteoAirQualityAnswer: Decodable {
         case nil, "μg/m³", "µg/m³": return Pollutant.gramsPerCubicMeter(micrograms: value)
         default: return nil
         }
+    }
+}
+
+/// The air-quality answer read field by field, as the forecast's (`OpenMeteoForecast+Reading.swift`).
+extension OpenMeteoAirQualityAnswer: JSONReadable {
+    init(json: inout JSONReader) throws {
+        var answer = Self()
+        try json.readObject { key, json in
+            switch key {
+            case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptionalInt()
+            case "current_units": answer.current_units = try json.readOptionalStrings()
+            case "current": answer.current = try json.readOptional(Current.self)
+            case "hourly_units": answer.hourly_units = try json.readOptionalStrings()
+            case "hourly": answer.hourly = try json.readOptional(Hourly.self)
+            case "error": answer.error = try json.readOptionalBool()
+            case "reason": answer.reason = try json.readOptionalString()
+            default: try json.skipValue()
+            }
+        }
+        self = answer
+    }
+}
+
+extension OpenMeteoAirQualityAnswer.Current: JSONReadable {
+    init(json: inout JSONReader) throws {
+        var current = Self()
+        try json.readObject { key, json in
+            switch key {
+            case "time": current.time = try json.readOptionalDouble()
+            case "european_aqi": current.european_aqi = try json.readOptionalDouble()
+            case "us_aqi": current.us_aqi = try json.readOptionalDouble()
+            case "pm2_5": current.pm2_5 = try json.readOptionalDouble()
+            case "pm10": current.pm10 = try json.readOptionalDouble()
+            case "ozone": current.ozone = try json.readOptionalDouble()
+            case "nitrogen_dioxide": current.nitrogen_dioxide = try json.readOptionalDouble()
+            case "sulphur_dioxide": current.sulphur_dioxide = try json.readOptionalDouble()
+            case "carbon_monoxide": current.carbon_monoxide = try json.readOptionalDouble()
+            default: try json.skipValue()
+            }
+        }
+        self = current
+    }
+}
+
+extension OpenMeteoAirQualityAnswer.Hourly: JSONReadable {
+    init(json: inout JSONReader) throws {
+        typealias Values = OpenMeteoForecast.Values
+        var hourly = Self()
+        try json.readObject { key, json in
+            switch key {
+            case "time": hourly.time = try json.readOptional(Values.self)
+            case "european_aqi": hourly.european_aqi = try json.readOptional(Values.self)
+            case "us_aqi": hourly.us_aqi = try json.readOptional(Values.self)
+            case "alder_pollen": hourly.alder_pollen = try json.readOptional(Values.self)
+            case "birch_pollen": hourly.birch_pollen = try json.readOptional(Values.self)
+            case "grass_pollen": hourly.grass_pollen = try json.readOptional(Values.self)
+            case "mugwort_pollen": hourly.mugwort_pollen = try json.readOptional(Values.self)
+            case "olive_pollen": hourly.olive_pollen = try json.readOptional(Values.self)
+            case "ragweed_pollen": hourly.ragweed_pollen = try json.readOptional(Values.self)
+            default: try json.skipValue()
+            }
+        }
+        self = hourly
     }
 }

@@ -132,52 +132,47 @@ struct OpenMeteoBatches: Sendable {
     }
 
     /// An answer for `count` places split into its entries: an object for one place, an array in
-    /// request order for several. Each entry decodes on its own, so a bad one spoils only its
-    /// place; an array of the wrong length fails the whole batch, since entries can no longer
-    /// be matched to places. `source` starts every message.
-    static func entries<Entry: Decodable>(
+    /// request order for several. Each entry is read on its own, so a bad one spoils only its
+    /// place; text that is not JSON, or an array of the wrong length, fails the whole batch, since
+    /// entries can no longer be matched to places. `source` starts every message.
+    static func entries<Entry: JSONReadable>(
         _ body: [UInt8], count: Int, as type: Entry.Type, source: String
     ) -> [Result<Entry, WeatherFetchError>] {
         func failAll(_ message: String) -> [Result<Entry, WeatherFetchError>] {
             Array(repeating: .failure(WeatherFetchError("\(source): " + message)), count: count)
         }
+        /// One entry, or why it is bad; a value of the wrong type is skipped to the entry's end.
+        func entry(_ json: inout JSONReader) throws -> Result<Entry, WeatherFetchError> {
+            let (start, depth) = (json.offset, json.currentDepth)
+            do {
+                return .success(try Entry(json: &json))
+            } catch let failure as JSONReader.Failure where !failure.syntax {
+                json.rewind(to: start, depth: depth)
+                try json.skipValue()
+                return .failure(WeatherFetchError("\(source): bad entry: \(failure)"))
+            }
+        }
         guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
             return failAll("empty answer")
         }
-        let decoder = JSONDecoder()
-        decoder.userInfo[sourceKey] = source
-        let data = Data(body)
+        guard first == UInt8(ascii: "[") || first == UInt8(ascii: "{") else {
+            return failAll("answer is not JSON (starts with \(String(UnicodeScalar(first)).debugDescription))")
+        }
         let entries: [Result<Entry, WeatherFetchError>]
         do {
-            switch first {
-            case UInt8(ascii: "["):
-                entries = try decoder.decode([OneEntry<Entry>].self, from: data).map(\.result)
-            case UInt8(ascii: "{"):
-                entries = [try decoder.decode(OneEntry<Entry>.self, from: data).result]
-            default:
-                return failAll("answer is not JSON (starts with \(String(UnicodeScalar(first)).debugDescription))")
+            entries = try JSONReader.read(body) { json in
+                guard json.peek() == UInt8(ascii: "[") else { return [try entry(&json)] }
+                var entries: [Result<Entry, WeatherFetchError>] = []
+                entries.reserveCapacity(count)
+                try json.readArray { json in entries.append(try entry(&json)) }
+                return entries
             }
         } catch {
-            return failAll("answer is not valid JSON: \(WeatherAPI.describe(error))")
+            return failAll("answer is not valid JSON: \(error)")
         }
         guard entries.count == count else {
             return failAll("answer has \(entries.count) entries for \(count) places")
         }
         return entries
-    }
-
-    private static let sourceKey = CodingUserInfoKey(rawValue: "cloudy.source")!
-
-    /// One element of a several-place answer, decoded on its own so a bad one spoils only its place.
-    private struct OneEntry<Entry: Decodable>: Decodable {
-        let result: Result<Entry, WeatherFetchError>
-        init(from decoder: Decoder) throws {
-            do {
-                result = .success(try Entry(from: decoder))
-            } catch {
-                let source = decoder.userInfo[OpenMeteoBatches.sourceKey] as? String ?? "open-meteo"
-                result = .failure(WeatherFetchError("\(source): bad entry: \(WeatherAPI.describe(error))"))
-            }
-        }
     }
 }

@@ -18,67 +18,68 @@ extension OpenMeteoProvider {
     }
 }
 
-/// One place's answer, decoded straight into typed series: each section is a struct of arrays
-/// (one optional array per variable Cloudy reads), so no dictionary is built and variables the
-/// API adds are skipped; a variable it drops is nil, and every value may be null.
-// Properties carry the API's own JSON field names, so decoding needs no key mapping.
+/// One place's answer, read straight into typed series (`OpenMeteoForecast+Reading.swift`): each
+/// section is a struct of arrays (one optional array per variable Cloudy reads), so no dictionary
+/// is built and variables the API adds are skipped; a variable it drops is nil, and every value
+/// may be null.
+// Properties carry the API's own JSON field names, as the readers' cases spell them.
 // swift-format-ignore: AlwaysUseLowerCamelCase
-struct OpenMeteoForecast: Decodable {
-    let latitude: Double?
-    let longitude: Double?
-    let utc_offset_seconds: Int?
-    let timezone: String?
-    let current_units: OpenMeteoSectionUnits?
-    let current: Current?
-    let hourly_units: OpenMeteoSectionUnits?
-    let hourly: Hourly?
-    let daily_units: OpenMeteoSectionUnits?
-    let daily: Daily?
-    let error: Bool?
-    let reason: String?
+struct OpenMeteoForecast {
+    var latitude: Double? = nil
+    var longitude: Double? = nil
+    var utc_offset_seconds: Int? = nil
+    var timezone: String? = nil
+    var current_units: OpenMeteoSectionUnits? = nil
+    var current: Current? = nil
+    var hourly_units: OpenMeteoSectionUnits? = nil
+    var hourly: Hourly? = nil
+    var daily_units: OpenMeteoSectionUnits? = nil
+    var daily: Daily? = nil
+    var error: Bool? = nil
+    var reason: String? = nil
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
-    struct Current: Decodable {
-        let time: Double?
-        let temperature_2m: Double?
-        let apparent_temperature: Double?
-        let dew_point_2m: Double?
-        let relative_humidity_2m: Double?
-        let wind_speed_10m: Double?
-        let wind_gusts_10m: Double?
-        let wind_direction_10m: Double?
-        let pressure_msl: Double?
-        let cloud_cover: Double?
-        let precipitation: Double?
-        let uv_index: Double?
-        let visibility: Double?
-        let is_day: Double?
-        let weather_code: Double?
+    struct Current {
+        var time: Double? = nil
+        var temperature_2m: Double? = nil
+        var apparent_temperature: Double? = nil
+        var dew_point_2m: Double? = nil
+        var relative_humidity_2m: Double? = nil
+        var wind_speed_10m: Double? = nil
+        var wind_gusts_10m: Double? = nil
+        var wind_direction_10m: Double? = nil
+        var pressure_msl: Double? = nil
+        var cloud_cover: Double? = nil
+        var precipitation: Double? = nil
+        var uv_index: Double? = nil
+        var visibility: Double? = nil
+        var is_day: Double? = nil
+        var weather_code: Double? = nil
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
-    struct Hourly: Decodable {
-        let time: Values?
-        let temperature_2m: Values?
-        let precipitation_probability: Values?
-        let precipitation: Values?
-        let wind_speed_10m: Values?
-        let weather_code: Values?
+    struct Hourly {
+        var time: Values? = nil
+        var temperature_2m: Values? = nil
+        var precipitation_probability: Values? = nil
+        var precipitation: Values? = nil
+        var wind_speed_10m: Values? = nil
+        var weather_code: Values? = nil
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
-    struct Daily: Decodable {
-        let time: Values?
-        let temperature_2m_max: Values?
-        let temperature_2m_min: Values?
-        let precipitation_sum: Values?
-        let precipitation_probability_max: Values?
-        let wind_speed_10m_max: Values?
-        let wind_gusts_10m_max: Values?
-        let uv_index_max: Values?
-        let weather_code: Values?
-        let sunrise: Values?
-        let sunset: Values?
+    struct Daily {
+        var time: Values? = nil
+        var temperature_2m_max: Values? = nil
+        var temperature_2m_min: Values? = nil
+        var precipitation_sum: Values? = nil
+        var precipitation_probability_max: Values? = nil
+        var wind_speed_10m_max: Values? = nil
+        var wind_gusts_10m_max: Values? = nil
+        var uv_index_max: Values? = nil
+        var weather_code: Values? = nil
+        var sunrise: Values? = nil
+        var sunset: Values? = nil
     }
 
     /// The snapshot this answer gives, or why it gives none (an error entry, a missing section).
@@ -204,19 +205,13 @@ struct OpenMeteoForecast: Decodable {
     }
 
     /// One variable's series as the answer holds it: numbers and nulls.
-    struct Values: Decodable {
+    struct Values: JSONReadable {
         let values: [Double?]
 
-        /// Element by element through one unkeyed container: decoding `[Double?]` generically
-        /// costs Foundation's decoder a nested decoder and a generic `Optional` per element,
-        /// about ten times more (bench/RESULTS.md, issue 19).
-        init(from decoder: Decoder) throws {
-            var container = try decoder.unkeyedContainer()
+        init(json: inout JSONReader) throws {
             var values: [Double?] = []
-            values.reserveCapacity(container.count ?? 0)
-            while !container.isAtEnd {
-                values.append(try container.decodeNil() ? nil : try container.decode(Double.self))
-            }
+            values.reserveCapacity(32)
+            try json.readArray { json in values.append(try json.readOptionalDouble()) }
             self.values = values
         }
     }

@@ -4,20 +4,20 @@
 /// API declares a unit for every variable; the others are skipped, never copied).
 // Properties carry the API's own JSON field names, so decoding needs no key mapping.
 // swift-format-ignore: AlwaysUseLowerCamelCase
-struct OpenMeteoSectionUnits: Decodable {
-    var temperature_2m: String?
-    var apparent_temperature: String?
-    var dew_point_2m: String?
-    var temperature_2m_max: String?
-    var temperature_2m_min: String?
-    var wind_speed_10m: String?
-    var wind_gusts_10m: String?
-    var wind_speed_10m_max: String?
-    var wind_gusts_10m_max: String?
-    var precipitation: String?
-    var precipitation_sum: String?
-    var pressure_msl: String?
-    var visibility: String?
+struct OpenMeteoSectionUnits {
+    var temperature_2m: String? = nil
+    var apparent_temperature: String? = nil
+    var dew_point_2m: String? = nil
+    var temperature_2m_max: String? = nil
+    var temperature_2m_min: String? = nil
+    var wind_speed_10m: String? = nil
+    var wind_gusts_10m: String? = nil
+    var wind_speed_10m_max: String? = nil
+    var wind_gusts_10m_max: String? = nil
+    var precipitation: String? = nil
+    var precipitation_sum: String? = nil
+    var pressure_msl: String? = nil
+    var visibility: String? = nil
 
     /// A section without a `*_units` object: every value in the API's default unit.
     init() {}
