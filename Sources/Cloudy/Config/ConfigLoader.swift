@@ -27,7 +27,7 @@ public enum ConfigLoader {
     public static func parse(yaml: String, file: String? = nil) throws(ConfigError) -> Config {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            root = try YAMLMapping.compose(yaml)
         } catch {
             throw yamlSyntaxError(error, file: file)
         }

@@ -208,3 +208,13 @@ private func describe(_ node: Node) -> String {
 private func format(_ value: Double) -> String {
     value == value.rounded() ? String(Int(value)) : String(value)
 }
+
+extension YAMLMapping {
+    /// A YAML text's node tree. Cloudy reads every scalar as its text and types it itself, naming
+    /// the field in any error, so Yams' implicit typing (a regular expression per scalar, a tenth
+    /// of a 1,000-place start-up's instructions) is not asked for. Without it, keys that differ
+    /// only in quoting (`1` and `"1"`) are duplicates, as they are to Cloudy's lookup.
+    static func compose(_ yaml: String) throws -> Node? {
+        try Yams.compose(yaml: yaml, .basic)
+    }
+}

@@ -39,7 +39,7 @@ public enum WebConfigLoader {
     {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            root = try YAMLMapping.compose(yaml)
         } catch {
             throw ConfigError(file: file, field: "", reason: "invalid YAML: \(yamlProblem(error))")
         }
