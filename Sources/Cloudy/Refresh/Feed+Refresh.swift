@@ -131,6 +131,9 @@ extension Feed {
         var refusal: WeatherFetchError?
         var refused: [Int] = []
         var answeredNow: [Int] = []
+        // The places as the schedule has them now (a reload may have moved or dropped some), by
+        // name: looked up once per answer, not searched (1,000 places made that a million compares).
+        let scheduled = Dictionary(schedule.places.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (offset, index) in taken.enumerated() {
             let outcome = offset < results.count ? results[offset] : .failure(WeatherFetchError("no answer"))
             if case .failure(let error) = outcome, case .quota = error.cause {
@@ -139,7 +142,7 @@ extension Feed {
             } else {
                 run.outcomes[index] = outcome
                 answeredNow.append(index)
-                if case .success = outcome, schedule.places.contains(run.places[index]) {
+                if case .success = outcome, scheduled[run.places[index].name] == run.places[index] {
                     answered.insert(run.places[index].name)
                 }
             }
