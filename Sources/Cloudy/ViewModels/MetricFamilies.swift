@@ -10,23 +10,28 @@ public struct MetricFamilies: Sendable {
     public mutating func add(
         _ descriptor: MetricDescriptor, labels: [(String, String)] = [], value: Double?, suffix: String = ""
     ) {
+        guard value != nil else { return }
+        add(at: position(of: descriptor), labels: labels, value: value, suffix: suffix)
+    }
+
+    /// Where `descriptor`'s family is (added, empty, when it is new): for a view model that adds
+    /// many samples to one family, so the family is looked up by name once, not per sample.
+    public mutating func position(of descriptor: MetricDescriptor) -> Int {
+        if let existing = index[descriptor.name] { return existing }
+        index[descriptor.name] = families.count
+        families.append(MetricFamily(descriptor: descriptor))
+        return families.count - 1
+    }
+
+    /// Adds a sample to the family at `position` (from `position(of:)`).
+    public mutating func add(at position: Int, labels: [(String, String)], value: Double?, suffix: String = "") {
         guard let value else { return }  // a value the provider did not send is no sample, never 0
-        let position: Int
-        if let existing = index[descriptor.name] {
-            position = existing
-        } else {
-            position = families.count
-            index[descriptor.name] = position
-            families.append(MetricFamily(descriptor: descriptor))
-        }
         families[position].samples.append(MetricSample(suffix: suffix, labels: labels, value: value))
     }
 
     /// Adds a family that has no samples yet (so HELP/TYPE appear, e.g. for an empty counter).
     public mutating func declare(_ descriptor: MetricDescriptor) {
-        guard index[descriptor.name] == nil else { return }
-        index[descriptor.name] = families.count
-        families.append(MetricFamily(descriptor: descriptor))
+        _ = position(of: descriptor)
     }
 
     public func sorted() -> [MetricFamily] {

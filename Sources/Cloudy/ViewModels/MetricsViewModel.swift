@@ -36,7 +36,7 @@ public struct MetricsViewModel {
         AlertThresholdFamilies.addSamples(of: place, to: &page)
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }
-        add(WeatherFamilies.current, of: snapshot.current, labels: location, to: &page)
+        add(WeatherFamilies.current, of: [snapshot.current], labels: [location], to: &page)
         if let code = snapshot.current.conditionCode {
             let condition = WeatherCondition(code: code, isDay: snapshot.current.isDay ?? true)
             page.add(
@@ -45,33 +45,39 @@ public struct MetricsViewModel {
                     ("code", String(code)), ("condition", condition.text), ("icon", condition.icon),
                 ], value: 1)
         }
-        for day in snapshot.daily {
-            add(WeatherFamilies.daily, of: day, labels: location + [("day", String(day.daysAhead))], to: &page)
-        }
-        for hour in snapshot.hourly {
-            add(WeatherFamilies.hourly, of: hour, labels: location + [("hour", String(hour.hoursAhead))], to: &page)
-        }
+        let days = snapshot.daily.map { location + [("day", String($0.daysAhead))] }
+        add(WeatherFamilies.daily, of: snapshot.daily, labels: days, to: &page)
+        let hours = snapshot.hourly.map { location + [("hour", String($0.hoursAhead))] }
+        add(WeatherFamilies.hourly, of: snapshot.hourly, labels: hours, to: &page)
     }
 
-    /// One sample per family of a section (a family per unit for temperatures and wind speeds),
-    /// none where the provider sent no value.
+    /// One sample per family of each section (a family per unit for temperatures and wind
+    /// speeds), none where the provider sent no value; `labels[i]` are `sections[i]`'s. Family by
+    /// family, so each is looked up once per place; its samples keep the sections' order.
     private func add<Section>(
-        _ families: [WeatherFamily<Section>], of section: Section, labels: [(String, String)],
+        _ families: [WeatherFamily<Section>], of sections: [Section], labels: [[(String, String)]],
         to page: inout MetricFamilies
     ) {
+        func add(_ descriptor: MetricDescriptor, _ value: (Section) -> Double?) {
+            var position: Int?  // found at the first value: a family with none is not on the page
+            for (section, labels) in zip(sections, labels) {
+                guard let value = value(section) else { continue }
+                let found = position ?? page.position(of: descriptor)
+                position = found
+                page.add(at: found, labels: labels, value: value)
+            }
+        }
         for family in families {
-            let value = family.value(section)
             switch family.measure {
             case .baseUnit:
-                page.add(family.descriptor(), labels: labels, value: value)
+                add(family.descriptor(), family.value)
             case .perTemperatureUnit:
                 for unit in units.temperature {
-                    page.add(family.descriptor(unit.rawValue), labels: labels, value: value.map(unit.fromCelsius))
+                    add(family.descriptor(unit.rawValue)) { family.value($0).map(unit.fromCelsius) }
                 }
             case .perWindSpeedUnit:
                 for unit in units.windSpeed {
-                    page.add(
-                        family.descriptor(unit.rawValue), labels: labels, value: value.map(unit.fromMetersPerSecond))
+                    add(family.descriptor(unit.rawValue)) { family.value($0).map(unit.fromMetersPerSecond) }
                 }
             }
         }
