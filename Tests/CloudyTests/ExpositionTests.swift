@@ -176,6 +176,32 @@ final class ExpositionTests: XCTestCase {
             Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
     }
 
+    /// A page of many runs (written and compressed side by side) reads back, in both formats and
+    /// through both gzip members, as the writer spells it family after family.
+    func testAPageOfManyRunsIsTheWritersTextInOrder() throws {
+        var page = MetricFamilies()
+        for family in 0..<40 {
+            let descriptor = MetricDescriptor(
+                "weather_family_\(family)", family % 7 == 0 ? .counter : .gauge, "Family \"\(family)\".")
+            for place in 0..<(family * 97 % 3_000) {
+                page.add(descriptor, labels: [("location", "P\(place)")], value: Double(place) / 8,
+                         suffix: family % 7 == 0 ? "_total" : "")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(RenderedMetrics.runs(of: page.sorted()).count, 3, "the page is cut into several runs")
+        XCTAssertEqual(RenderedMetrics.runs(of: page.sorted()).map(\.count).reduce(0, +), page.families.count)
+        let rendered = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
+        for format in [ExpositionFormat.prometheus, .openMetrics] {
+            var writer = ExpositionWriter()
+            for family in page.sorted() { writer.write(family, format: format) }
+            let text = format == .prometheus ? rendered.prometheus : rendered.openMetrics
+            XCTAssertEqual(Array(text.readableBytesView), writer.bytes, "\(format)")
+            let gzip = rendered.gzip(format)
+            XCTAssertEqual(
+                Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
+        }
+    }
+
     /// The plain text is inflated from the gzip member when first read, kept while plain scrapes
     /// read it, and let go a second after the last one by a timer, with no scrape needed (it used
     /// to be let go only at the next scrape, so one plain scrape pinned the text until then).

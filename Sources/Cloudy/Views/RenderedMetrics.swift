@@ -14,7 +14,8 @@ import NIOCore
 ///
 /// The two formats spell samples alike and differ only in a few families' `# HELP`/`# TYPE`
 /// lines, so the text they share is compressed once: both members are made of the same
-/// `DeflatedPiece`s but for those header lines.
+/// `DeflatedPiece`s but for those header lines. The page is written and compressed in runs of
+/// whole families (`runs(of:)`), as many at once as there are CPUs.
 public struct RenderedMetrics: Sendable {
     public let prometheusGzip: GzipBody
     public let openMetricsGzip: GzipBody
@@ -29,13 +30,54 @@ public struct RenderedMetrics: Sendable {
         clock: any ExporterClock = SystemClock()
     ) {
         tails = TailCache(processMetrics: processMetrics)
+        // Runs of families are written and compressed side by side, one per CPU at a time: at
+        // 1,000 places this is most of a refresh's CPU, and it stands between the last answer
+        // and readiness. Each run's pieces start a fresh history, which costs a few bytes each.
+        let runs = Self.runs(of: page.sorted())
+        let written = NIOLockedValueBox([Pieces?](repeating: nil, count: runs.count))
+        DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+            let pieces = Self.pieces(of: runs[index])
+            written.withLockedValue { $0[index] = pieces }
+        }
+        let pieces = written.withLockedValue { $0 }.map { $0! }
+        prometheusGzip = GzipBody(pieces: pieces.flatMap(\.prometheus))
+        openMetricsGzip = GzipBody(pieces: pieces.flatMap(\.openMetrics))
+        self.plain = PlainBodies(prometheus: prometheusGzip, openMetrics: openMetricsGzip, clock: clock)
+    }
+
+    /// About this many samples (~1.5 MB of text) are written and compressed as one run.
+    static let samplesPerRun = 20_000
+
+    /// The sorted families cut into runs of whole families of about `samplesPerRun` samples.
+    static func runs(of families: [MetricFamily]) -> [ArraySlice<MetricFamily>] {
+        var runs: [ArraySlice<MetricFamily>] = []
+        var start = 0
+        var samples = 0
+        for (index, family) in families.enumerated() {
+            samples += family.samples.count
+            if samples >= samplesPerRun {
+                runs.append(families[start...index])
+                (start, samples) = (index + 1, 0)
+            }
+        }
+        if start < families.count || runs.isEmpty { runs.append(families[start...]) }
+        return runs
+    }
+
+    /// One run of families as deflated pieces of each format.
+    private struct Pieces {
+        var prometheus: [DeflatedPiece] = []
+        var openMetrics: [DeflatedPiece] = []
+    }
+
+    private static func pieces(of families: ArraySlice<MetricFamily>) -> Pieces {
         var plain = ExpositionWriter(capacity: 64 * 1024)
         var openHeaders = ExpositionWriter(capacity: 1024)
         // The text as the formats share it: runs of `plain` both spell alike, and header lines
         // that differ, as ranges of `plain` and of `openHeaders`.
         var segments: [Segment] = []
         var plainFrom = 0
-        for family in page.sorted() {
+        for family in families {
             let header = plain.count
             plain.writeHeader(family.descriptor, format: .prometheus)
             let samples = plain.count
@@ -54,22 +96,19 @@ public struct RenderedMetrics: Sendable {
         segments.removeAll { if case .shared(let range) = $0 { range.isEmpty } else { false } }
 
         // Each shared run is compressed once, for both formats.
-        var prometheusPieces: [DeflatedPiece] = []
-        var openMetricsPieces: [DeflatedPiece] = []
+        var pieces = Pieces()
         for segment in segments {
             switch segment {
             case .shared(let range):
                 let piece = DeflatedPiece(compressing: [plain.bytes[range]])
-                prometheusPieces.append(piece)
-                openMetricsPieces.append(piece)
+                pieces.prometheus.append(piece)
+                pieces.openMetrics.append(piece)
             case .differing(let plainRange, let open):
-                prometheusPieces.append(DeflatedPiece(compressing: [plain.bytes[plainRange]]))
-                openMetricsPieces.append(DeflatedPiece(compressing: [openHeaders.bytes[open]]))
+                pieces.prometheus.append(DeflatedPiece(compressing: [plain.bytes[plainRange]]))
+                pieces.openMetrics.append(DeflatedPiece(compressing: [openHeaders.bytes[open]]))
             }
         }
-        prometheusGzip = GzipBody(pieces: prometheusPieces)
-        openMetricsGzip = GzipBody(pieces: openMetricsPieces)
-        self.plain = PlainBodies(prometheus: prometheusGzip, openMetrics: openMetricsGzip, clock: clock)
+        return pieces
     }
 
     /// A part of the page: spelled alike in both formats (a range of the Prometheus text), or
@@ -135,116 +174,6 @@ public struct RenderedMetrics: Sendable {
     /// How many plain texts are kept now (inflated by plain scrapes).
     var plainTextsKept: Int { plain.keptCount }
 
-}
-
-/// The plain texts of one rendering, inflated from its gzip members when a plain scrape asks and
-/// kept while plain scrapes keep reading them: a timer on the clock lets a text go once
-/// `keptFor` passed without a read, and the next rendering lets go of all of this (the timer does
-/// not hold it). Each text is held in pieces whose sizes are powers of two (NIO rounds every
-/// buffer up to one), so it takes its own length and at most 64 KiB more, not up to twice it.
-final class PlainBodies: Sendable {
-    /// A text no scrape has read for this long is let go.
-    static let keptFor: Double = 1  // seconds
-    /// The smallest piece a text is held in.
-    static let smallestPiece = 64 * 1024
-    private static let timerQueue = DispatchQueue(label: "cloudy.plain-bodies")
-
-    private let keptFor: Double
-    private let clock: any ExporterClock
-
-    private struct Entry {
-        var readAt: Double
-        var text: [ByteBuffer]
-    }
-
-    private struct State {
-        /// Indexed by format: prometheus 0, openMetrics 1.
-        var entries: [Entry?] = [nil, nil]
-        var timer: (any ScheduledTimer)?
-    }
-
-    /// Indexed by format: prometheus 0, openMetrics 1.
-    private let members: [GzipBody]
-    private let state = NIOLockedValueBox(State())
-
-    init(
-        prometheus: GzipBody, openMetrics: GzipBody, keptFor: Double = PlainBodies.keptFor,
-        clock: any ExporterClock = SystemClock()
-    ) {
-        members = [prometheus, openMetrics]
-        self.keptFor = keptFor
-        self.clock = clock
-    }
-
-    deinit {
-        state.withLockedValue { $0.timer?.cancel() }
-    }
-
-    /// How many texts are kept now.
-    var keptCount: Int { state.withLockedValue { $0.entries.count { $0 != nil } } }
-
-    /// How many bytes the kept texts' buffers hold (their capacity).
-    var keptCapacity: Int {
-        state.withLockedValue { $0.entries.reduce(0) { $0 + ($1?.text.reduce(0) { $0 + $1.capacity } ?? 0) } }
-    }
-
-    /// The text of `format`, in order, as buffers to send one after another.
-    func text(_ format: ExpositionFormat) -> [ByteBuffer] {
-        let slot = format == .prometheus ? 0 : 1
-        let now = clock.now()
-        let kept = state.withLockedValue { state -> [ByteBuffer]? in
-            state.entries[slot]?.readAt = now
-            return state.entries[slot]?.text
-        }
-        if let kept { return kept }
-        // Outside the lock: two first readers at once inflate it twice, harmlessly.
-        let text = members[slot].inflated(pieces: Self.pieceSizes(members[slot].length))
-        state.withLockedValue { state in
-            state.entries[slot] = Entry(readAt: now, text: text)
-            if state.timer == nil { state.timer = schedule(after: keptFor) }
-        }
-        return text
-    }
-
-    /// The sizes a text of `length` bytes is held in: a power of two for each bit of `length`
-    /// from `smallestPiece` up, largest first, and the rest (under `smallestPiece`) last.
-    static func pieceSizes(_ length: Int) -> [Int] {
-        var sizes: [Int] = []
-        var bit = Int.bitWidth - 1 - max(length, 1).leadingZeroBitCount
-        while bit >= 0, 1 << bit >= smallestPiece {
-            if length & (1 << bit) != 0 { sizes.append(1 << bit) }
-            bit -= 1
-        }
-        let rest = length & (smallestPiece - 1)
-        if rest > 0 || sizes.isEmpty { sizes.append(rest) }
-        return sizes
-    }
-
-    /// Runs `letGoOfUnread` `delay` seconds from now; the timer holds this object weakly.
-    private func schedule(after delay: Double) -> any ScheduledTimer {
-        clock.schedule(after: delay, leeway: 0.1, on: Self.timerQueue) { [weak self] in self?.letGoOfUnread() }
-    }
-
-    /// Lets go of the texts no scrape has read for `keptFor`, and times the next look at those
-    /// still read.
-    func letGoOfUnread() {
-        let now = clock.now()
-        state.withLockedValue { state in
-            state.timer?.cancel()
-            state.timer = nil
-            var lastRead: Double?
-            for slot in state.entries.indices {
-                guard let readAt = state.entries[slot]?.readAt else { continue }
-                // A millisecond early counts as due: the timer fires at `readAt + keptFor`, give or take rounding.
-                if now - readAt >= keptFor - 0.001 {
-                    state.entries[slot] = nil
-                } else {
-                    lastRead = min(lastRead ?? readAt, readAt)
-                }
-            }
-            if let lastRead { state.timer = schedule(after: lastRead + keptFor - now) }
-        }
-    }
 }
 
 /// The live tails of one rendering (the gzip ones as whole members), each kept for up to a second.
