@@ -40,6 +40,31 @@ final class ExpositionTests: XCTestCase {
         XCTAssertEqual(SampleValue.format(999_999_999_999_999), "999999999999999")
     }
 
+    /// Random values of the kinds a page holds (tenths, hundredths, ratios, conversions, and any
+    /// Double at all) are spelled by the writer's digit-by-digit path exactly as `description`
+    /// spells them.
+    func testShortDecimalsAreSpelledAsDescriptionSpellsThem() {
+        var random = DecoderRobustnessTests.SplitMix(state: 19)
+        var values: [Double] = [0.5, -0.5, 0.0001, -0.0001, 0.00015, 12.5, 1e14 + 0.5, 0x1p50 / 10 + 0.5, 0.1 + 0.2]
+        for _ in 0..<50_000 {
+            let whole = Double(random.next() % 100_000) * (random.next() % 2 == 0 ? 1 : -1)
+            let decimals = Double(random.next() % 10_000)
+            values.append(whole + decimals / [10, 100, 1000, 10000][Int(random.next() % 4)])
+            values.append(Double(bitPattern: random.next()))
+            values.append(Double(random.next() % 1000) / 3.6)
+        }
+        values = values.filter(\.isFinite)
+        var page = MetricFamilies()
+        for value in values { page.add(MetricDescriptor("x", .gauge, "X."), value: value) }
+        var writer = ExpositionWriter()
+        for family in page.sorted() { writer.writeSamples(family) }
+        let lines = String(decoding: writer.bytes, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, values.count)
+        for (line, value) in zip(lines, values) where line != "x \(SampleValue.format(value))" {
+            XCTFail("\(value): the writer spells \(line)")
+        }
+    }
+
     func testCountersAreSpelledPerFormat() {
         var page = MetricFamilies()
         page.add(
@@ -184,11 +209,13 @@ final class ExpositionTests: XCTestCase {
             let descriptor = MetricDescriptor(
                 "weather_family_\(family)", family % 7 == 0 ? .counter : .gauge, "Family \"\(family)\".")
             for place in 0..<(family * 97 % 3_000) {
-                page.add(descriptor, labels: [("location", "P\(place)")], value: Double(place) / 8,
-                         suffix: family % 7 == 0 ? "_total" : "")
+                page.add(
+                    descriptor, labels: [("location", "P\(place)")], value: Double(place) / 8,
+                    suffix: family % 7 == 0 ? "_total" : "")
             }
         }
-        XCTAssertGreaterThanOrEqual(RenderedMetrics.runs(of: page.sorted()).count, 3, "the page is cut into several runs")
+        XCTAssertGreaterThanOrEqual(
+            RenderedMetrics.runs(of: page.sorted()).count, 3, "the page is cut into several runs")
         XCTAssertEqual(RenderedMetrics.runs(of: page.sorted()).map(\.count).reduce(0, +), page.families.count)
         let rendered = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
         for format in [ExpositionFormat.prometheus, .openMetrics] {

@@ -15,7 +15,8 @@ final class JSONReaderTests: XCTestCase {
         var random = DecoderRobustnessTests.SplitMix(state: 28)
         var spellings = [
             "0", "-0", "1781525700", "0.0254", "13.4", "-2.5", "100", "0.1", "0.3", "1e5", "1E-5", "2.5e+3", "-0.0",
-            "123456789012345", "1234567890123456", "12345678901234567890", "9007199254740993", "0.000000000000000000001",
+            "123456789012345", "1234567890123456", "12345678901234567890", "9007199254740993",
+            "0.000000000000000000001",
             "1.7976931348623157e308", "5e-324", "0.1000000000000000055511151231257827",
         ]
         for _ in 0..<20000 {
@@ -41,7 +42,8 @@ final class JSONReaderTests: XCTestCase {
             "[\"\\", "\"\\uD83D\\uDE00\"", "[1,,]", "[,]", "{,}", "{\"a\":1,,}",
         ]
         for text in texts {
-            let foundation = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil
+            let foundation =
+                (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil
             let reader = (try? JSONReader.read(Array(text.utf8)) { try $0.skipValue() }) != nil
             XCTAssertEqual(reader, foundation, "\(text.debugDescription): reader \(reader), Foundation \(foundation)")
         }
@@ -76,10 +78,13 @@ final class JSONReaderTests: XCTestCase {
             XCTAssertEqual(failure?.path, ["hourly", "temperature_2m"])
             XCTAssertEqual(failure?.description, "hourly.temperature_2m: expected a number at byte 44")
         }
-        XCTAssertThrowsError(try JSONReader.read(Array(#"{"utc_offset_seconds":3600.5}"#.utf8)) {
-            try OpenMeteoForecast(json: &$0)
-        }) { error in
-            XCTAssertEqual((error as? JSONReader.Failure)?.description, "utc_offset_seconds: expected a whole number at byte 22")
+        XCTAssertThrowsError(
+            try JSONReader.read(Array(#"{"utc_offset_seconds":3600.5}"#.utf8)) {
+                try OpenMeteoForecast(json: &$0)
+            }
+        ) { error in
+            XCTAssertEqual(
+                (error as? JSONReader.Failure)?.description, "utc_offset_seconds: expected a whole number at byte 22")
         }
     }
 
@@ -95,7 +100,8 @@ final class JSONReaderTests: XCTestCase {
             Array("[\(good), {\"current\":{\"time\":\"noon\",]}]".utf8), count: 2, as: OpenMeteoForecast.self,
             source: "test")
         XCTAssertEqual(
-            broken.map(\.failureMessage), Array(repeating: "test: answer is not valid JSON: current: expected a field name at byte 82", count: 2),
+            broken.map(\.failureMessage),
+            Array(repeating: "test: answer is not valid JSON: current: expected a field name at byte 82", count: 2),
             "a wrong type followed by broken text fails the batch: the entry cannot be skipped")
     }
 }

@@ -36,10 +36,10 @@ public struct ExpositionWriter {
 
     /// The sample lines, spelled the same in both formats.
     public mutating func writeSamples(_ family: MetricFamily) {
-        let descriptor = family.descriptor
+        let name = Array(family.descriptor.name.utf8)
         for sample in family.samples {
-            append(descriptor.name)
-            append(sample.suffix)
+            bytes.append(contentsOf: name)
+            if !sample.suffix.isEmpty { append(sample.suffix) }
             if !sample.labels.isEmpty {
                 bytes.append(UInt8(ascii: "{"))
                 for (index, label) in sample.labels.enumerated() {
@@ -66,26 +66,51 @@ public struct ExpositionWriter {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// `SampleValue.format(value)`, with whole numbers written digit by digit (most values of a
-    /// page are: timestamps, codes, percentages) instead of through a `String`.
+    /// `SampleValue.format(value)`, with whole numbers and short decimals written digit by digit
+    /// (most values of a page are: timestamps, codes, percentages, tenths of a degree) instead of
+    /// through a `String`.
     private mutating func appendValue(_ value: Double) {
-        guard value == value.rounded(), abs(value) < 1e15 else {
-            append(SampleValue.format(value))
+        if value == value.rounded(), abs(value) < 1e15 {
+            appendDigits(Int64(value), fractionDigits: 0)
             return
         }
-        var whole = Int64(value)
-        if whole < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            whole = -whole
+        // The fewest decimals (up to four) whose number reads back as `value` is its shortest
+        // spelling, the one `description` gives: below 2^50 a Double's neighbours are closer
+        // than a quarter of the last decimal, so no other spelling of as few digits reads back.
+        // Division by an exact power of ten rounds as reading the decimal does.
+        if abs(value) >= 1e-4 {
+            var scale = 1.0
+            for fractionDigits in 1...4 {
+                scale *= 10
+                let scaled = (value * scale).rounded()
+                guard abs(scaled) < 0x1p50 else { break }
+                if scaled / scale == value {
+                    appendDigits(Int64(scaled), fractionDigits: fractionDigits)
+                    return
+                }
+            }
         }
-        var digits: (UInt64, UInt64) = (0, 0)  // 16 bytes: enough for the 15 digits of abs(value) < 1e15
+        append(SampleValue.format(value))
+    }
+
+    /// `number` ÷ 10^`fractionDigits` in decimal: `-12.5` for (-125, 1), `0.05` for (5, 2).
+    private mutating func appendDigits(_ number: Int64, fractionDigits: Int) {
+        var rest = number.magnitude
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: at most 16 digits and the point
         withUnsafeMutableBytes(of: &digits) { buffer in
             var position = buffer.count
+            var written = 0
             repeat {
                 position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(whole % 10)
-                whole /= 10
-            } while whole > 0
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                written += 1
+                if written == fractionDigits {
+                    position -= 1
+                    buffer[position] = UInt8(ascii: ".")
+                }
+            } while rest > 0 || written <= fractionDigits  // a whole part of 0 is written too
             bytes.append(contentsOf: buffer[position...])
         }
     }
