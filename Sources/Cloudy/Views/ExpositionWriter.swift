@@ -2,13 +2,24 @@
 /// about values or units, only spelling — escaping, TYPE/HELP lines, and the few places where
 /// OpenMetrics differs from Prometheus 0.0.4 (counter family names, `# EOF`).
 public struct ExpositionWriter {
-    public private(set) var bytes: [UInt8] = []
+    /// The text written so far (`count` bytes), then room the next writes fill in place: a write
+    /// is a bounds check and a copy, not `Array.append`'s general path, which was a third of the
+    /// cost of writing a W1000 page (millions of short appends; bench/RESULTS.md, issue 28).
+    private var storage: [UInt8]
+    public private(set) var count = 0
 
     public init(capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: max(capacity, 256))
     }
 
-    public var count: Int { bytes.count }
+    /// The text written (a copy).
+    public var bytes: [UInt8] { Array(storage[..<count]) }
+
+    /// Part of the text written, without a copy.
+    public subscript(range: Range<Int>) -> ArraySlice<UInt8> {
+        precondition(range.upperBound <= count, "past the text written")
+        return storage[range]
+    }
 
     public mutating func write(_ family: MetricFamily, format: ExpositionFormat) {
         writeHeader(family.descriptor, format: format)
@@ -38,32 +49,60 @@ public struct ExpositionWriter {
     public mutating func writeSamples(_ family: MetricFamily) {
         let name = Array(family.descriptor.name.utf8)
         for sample in family.samples {
-            bytes.append(contentsOf: name)
+            name.withUnsafeBytes { write($0) }
             if !sample.suffix.isEmpty { append(sample.suffix) }
             if !sample.labels.isEmpty {
-                bytes.append(UInt8(ascii: "{"))
+                write(UInt8(ascii: "{"))
                 for (index, label) in sample.labels.enumerated() {
-                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    if index > 0 { write(UInt8(ascii: ",")) }
                     append(label.0)
-                    append("=\"")
+                    write(UInt8(ascii: "="))
+                    write(UInt8(ascii: "\""))
                     appendEscaped(label.1, quotes: true)
-                    bytes.append(UInt8(ascii: "\""))
+                    write(UInt8(ascii: "\""))
                 }
-                bytes.append(UInt8(ascii: "}"))
+                write(UInt8(ascii: "}"))
             }
-            bytes.append(UInt8(ascii: " "))
+            write(UInt8(ascii: " "))
             appendValue(sample.value)
-            bytes.append(UInt8(ascii: "\n"))
+            write(UInt8(ascii: "\n"))
         }
     }
 
     public mutating func writeEOF() { append("# EOF\n") }
 
-    public mutating func removeLast(_ count: Int) { bytes.removeLast(count) }
+    public mutating func removeLast(_ count: Int) {
+        precondition(count <= self.count, "more than the text written")
+        self.count -= count
+    }
 
     public mutating func append(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Room for `extra` more bytes after the text.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > storage.count {
+            storage.append(contentsOf: repeatElement(0, count: max(extra, storage.count)))
+        }
+    }
+
+    @inline(__always)
+    private mutating func write(_ source: UnsafeRawBufferPointer) {
+        guard let from = source.baseAddress else { return }
+        reserve(source.count)
+        let at = count
+        storage.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: at).copyMemory(from: from, byteCount: source.count) }
+        count += source.count
+    }
+
+    @inline(__always)
+    private mutating func write(_ byte: UInt8) {
+        reserve(1)
+        storage[count] = byte
+        count += 1
     }
 
     /// `SampleValue.format(value)`, with whole numbers and short decimals written digit by digit
@@ -96,7 +135,7 @@ public struct ExpositionWriter {
     /// `number` ÷ 10^`fractionDigits` in decimal: `-12.5` for (-125, 1), `0.05` for (5, 2).
     private mutating func appendDigits(_ number: Int64, fractionDigits: Int) {
         var rest = number.magnitude
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        if number < 0 { write(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: at most 16 digits and the point
         withUnsafeMutableBytes(of: &digits) { buffer in
             var position = buffer.count
@@ -111,7 +150,7 @@ public struct ExpositionWriter {
                     buffer[position] = UInt8(ascii: ".")
                 }
             } while rest > 0 || written <= fractionDigits  // a whole part of 0 is written too
-            bytes.append(contentsOf: buffer[position...])
+            write(UnsafeRawBufferPointer(rebasing: buffer[position...]))
         }
     }
 
@@ -124,22 +163,22 @@ public struct ExpositionWriter {
                     $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || (quotes && $0 == UInt8(ascii: "\""))
                 })
             else { return false }
-            bytes.append(contentsOf: utf8)
+            write(UnsafeRawBufferPointer(utf8))
             return true
         }
         if plain { return }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "\\"))
+                write(UInt8(ascii: "\\"))
+                write(UInt8(ascii: "\\"))
             case UInt8(ascii: "\n"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "n"))
+                write(UInt8(ascii: "\\"))
+                write(UInt8(ascii: "n"))
             case UInt8(ascii: "\"") where quotes:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "\""))
-            default: bytes.append(byte)
+                write(UInt8(ascii: "\\"))
+                write(UInt8(ascii: "\""))
+            default: write(byte)
             }
         }
     }

@@ -91,7 +91,7 @@ public struct RenderedMetrics: Sendable {
             let samples = plain.count
             let openHeader = openHeaders.count
             openHeaders.writeHeader(family.descriptor, format: .openMetrics)
-            if openHeaders.bytes[openHeader...].elementsEqual(plain.bytes[header..<samples]) {
+            if openHeaders[openHeader..<openHeaders.count].elementsEqual(plain[header..<samples]) {
                 openHeaders.removeLast(openHeaders.count - openHeader)
             } else {
                 segments.append(.shared(plainFrom..<header))
@@ -108,12 +108,12 @@ public struct RenderedMetrics: Sendable {
         for segment in segments {
             switch segment {
             case .shared(let range):
-                let piece = DeflatedPiece(compressing: [plain.bytes[range]])
+                let piece = DeflatedPiece(compressing: [plain[range]])
                 pieces.prometheus.append(piece)
                 pieces.openMetrics.append(piece)
             case .differing(let plainRange, let open):
-                pieces.prometheus.append(DeflatedPiece(compressing: [plain.bytes[plainRange]]))
-                pieces.openMetrics.append(DeflatedPiece(compressing: [openHeaders.bytes[open]]))
+                pieces.prometheus.append(DeflatedPiece(compressing: [plain[plainRange]]))
+                pieces.openMetrics.append(DeflatedPiece(compressing: [openHeaders[open]]))
             }
         }
         return pieces
