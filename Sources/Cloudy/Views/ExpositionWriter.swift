@@ -94,7 +94,9 @@ public struct ExpositionWriter {
         guard let from = source.baseAddress else { return }
         reserve(source.count)
         let at = count
-        storage.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: at).copyMemory(from: from, byteCount: source.count) }
+        storage.withUnsafeMutableBytes {
+            $0.baseAddress!.advanced(by: at).copyMemory(from: from, byteCount: source.count)
+        }
         count += source.count
     }
 
