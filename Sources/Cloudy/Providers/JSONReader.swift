@@ -5,6 +5,34 @@ protocol JSONReadable {
     init(json: inout JSONReader) throws
 }
 
+/// A section of an answer whose fields Cloudy reads are all of one type (numbers, series or unit
+/// names), read by its table of field names (the API's own); fields not in the table are skipped,
+/// and a field that is null or absent stays nil.
+protocol JSONSection: JSONReadable {
+    associatedtype Field: JSONReadable
+    init()
+    static var fields: [(name: StaticString, path: WritableKeyPath<Self, Field?> & Sendable)] { get }
+}
+
+extension JSONSection {
+    init(json: inout JSONReader) throws {
+        var section = Self()
+        try json.readObject { key, json in
+            guard let field = Self.fields.first(where: { $0.name ~= key }) else { return try json.skipValue() }
+            section[keyPath: field.path] = try json.readOptional(Field.self)
+        }
+        self = section
+    }
+}
+
+extension Double: JSONReadable {
+    init(json: inout JSONReader) throws { self = try json.readDouble() }
+}
+
+extension String: JSONReadable {
+    init(json: inout JSONReader) throws { self = try json.readString() }
+}
+
 /// A pull reader over one JSON text (RFC 8259), for the large answers of the batched APIs.
 /// Foundation's `JSONDecoder` first maps the whole text, then decodes it through keyed containers:
 /// about 850 M instructions for a W1000 refresh, as much as rendering the page. Reading each

@@ -172,45 +172,30 @@ extension OpenMeteoAirQualityAnswer: JSONReadable {
     }
 }
 
-extension OpenMeteoAirQualityAnswer.Current: JSONReadable {
-    init(json: inout JSONReader) throws {
-        var current = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "time": current.time = try json.readOptionalDouble()
-            case "european_aqi": current.european_aqi = try json.readOptionalDouble()
-            case "us_aqi": current.us_aqi = try json.readOptionalDouble()
-            case "pm2_5": current.pm2_5 = try json.readOptionalDouble()
-            case "pm10": current.pm10 = try json.readOptionalDouble()
-            case "ozone": current.ozone = try json.readOptionalDouble()
-            case "nitrogen_dioxide": current.nitrogen_dioxide = try json.readOptionalDouble()
-            case "sulphur_dioxide": current.sulphur_dioxide = try json.readOptionalDouble()
-            case "carbon_monoxide": current.carbon_monoxide = try json.readOptionalDouble()
-            default: try json.skipValue()
-            }
-        }
-        self = current
-    }
+extension OpenMeteoAirQualityAnswer.Current: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, Double?> & Sendable)] = [
+        ("time", \.time),
+        ("european_aqi", \.european_aqi),
+        ("us_aqi", \.us_aqi),
+        ("pm2_5", \.pm2_5),
+        ("pm10", \.pm10),
+        ("ozone", \.ozone),
+        ("nitrogen_dioxide", \.nitrogen_dioxide),
+        ("sulphur_dioxide", \.sulphur_dioxide),
+        ("carbon_monoxide", \.carbon_monoxide),
+    ]
 }
 
-extension OpenMeteoAirQualityAnswer.Hourly: JSONReadable {
-    init(json: inout JSONReader) throws {
-        typealias Values = OpenMeteoForecast.Values
-        var hourly = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "time": hourly.time = try json.readOptional(Values.self)
-            case "european_aqi": hourly.european_aqi = try json.readOptional(Values.self)
-            case "us_aqi": hourly.us_aqi = try json.readOptional(Values.self)
-            case "alder_pollen": hourly.alder_pollen = try json.readOptional(Values.self)
-            case "birch_pollen": hourly.birch_pollen = try json.readOptional(Values.self)
-            case "grass_pollen": hourly.grass_pollen = try json.readOptional(Values.self)
-            case "mugwort_pollen": hourly.mugwort_pollen = try json.readOptional(Values.self)
-            case "olive_pollen": hourly.olive_pollen = try json.readOptional(Values.self)
-            case "ragweed_pollen": hourly.ragweed_pollen = try json.readOptional(Values.self)
-            default: try json.skipValue()
-            }
-        }
-        self = hourly
-    }
+extension OpenMeteoAirQualityAnswer.Hourly: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, OpenMeteoForecast.Values?> & Sendable)] = [
+        ("time", \.time),
+        ("european_aqi", \.european_aqi),
+        ("us_aqi", \.us_aqi),
+        ("alder_pollen", \.alder_pollen),
+        ("birch_pollen", \.birch_pollen),
+        ("grass_pollen", \.grass_pollen),
+        ("mugwort_pollen", \.mugwort_pollen),
+        ("olive_pollen", \.olive_pollen),
+        ("ragweed_pollen", \.ragweed_pollen),
+    ]
 }

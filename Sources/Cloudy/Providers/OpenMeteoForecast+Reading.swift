@@ -1,6 +1,7 @@
-/// Open-Meteo's forecast answer read field by field (`JSONReader`): each `case` is the API's
-/// field name; fields Cloudy does not use are skipped. A field that is there with the wrong type
-/// spoils the place's entry (`OpenMeteoBatches.entries`), as a missing one does not.
+/// Open-Meteo's forecast answer read field by field (`JSONReader`): the answer's own fields by a
+/// `switch`, each section's by its table (`JSONSection`), in the API's names; fields Cloudy does
+/// not use are skipped. A field that is there with the wrong type spoils the place's entry
+/// (`OpenMeteoBatches.entries`), as a missing one does not.
 extension OpenMeteoForecast: JSONReadable {
     init(json: inout JSONReader) throws {
         var answer = OpenMeteoForecast()
@@ -25,98 +26,67 @@ extension OpenMeteoForecast: JSONReadable {
     }
 }
 
-extension OpenMeteoForecast.Current: JSONReadable {
-    init(json: inout JSONReader) throws {
-        var current = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "time": current.time = try json.readOptionalDouble()
-            case "temperature_2m": current.temperature_2m = try json.readOptionalDouble()
-            case "apparent_temperature": current.apparent_temperature = try json.readOptionalDouble()
-            case "dew_point_2m": current.dew_point_2m = try json.readOptionalDouble()
-            case "relative_humidity_2m": current.relative_humidity_2m = try json.readOptionalDouble()
-            case "wind_speed_10m": current.wind_speed_10m = try json.readOptionalDouble()
-            case "wind_gusts_10m": current.wind_gusts_10m = try json.readOptionalDouble()
-            case "wind_direction_10m": current.wind_direction_10m = try json.readOptionalDouble()
-            case "pressure_msl": current.pressure_msl = try json.readOptionalDouble()
-            case "cloud_cover": current.cloud_cover = try json.readOptionalDouble()
-            case "precipitation": current.precipitation = try json.readOptionalDouble()
-            case "uv_index": current.uv_index = try json.readOptionalDouble()
-            case "visibility": current.visibility = try json.readOptionalDouble()
-            case "is_day": current.is_day = try json.readOptionalDouble()
-            case "weather_code": current.weather_code = try json.readOptionalDouble()
-            default: try json.skipValue()
-            }
-        }
-        self = current
-    }
+extension OpenMeteoForecast.Current: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, Double?> & Sendable)] = [
+        ("time", \.time),
+        ("temperature_2m", \.temperature_2m),
+        ("apparent_temperature", \.apparent_temperature),
+        ("dew_point_2m", \.dew_point_2m),
+        ("relative_humidity_2m", \.relative_humidity_2m),
+        ("wind_speed_10m", \.wind_speed_10m),
+        ("wind_gusts_10m", \.wind_gusts_10m),
+        ("wind_direction_10m", \.wind_direction_10m),
+        ("pressure_msl", \.pressure_msl),
+        ("cloud_cover", \.cloud_cover),
+        ("precipitation", \.precipitation),
+        ("uv_index", \.uv_index),
+        ("visibility", \.visibility),
+        ("is_day", \.is_day),
+        ("weather_code", \.weather_code),
+    ]
 }
 
-extension OpenMeteoForecast.Hourly: JSONReadable {
-    init(json: inout JSONReader) throws {
-        typealias Values = OpenMeteoForecast.Values
-        var hourly = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "time": hourly.time = try json.readOptional(Values.self)
-            case "temperature_2m": hourly.temperature_2m = try json.readOptional(Values.self)
-            case "precipitation_probability": hourly.precipitation_probability = try json.readOptional(Values.self)
-            case "precipitation": hourly.precipitation = try json.readOptional(Values.self)
-            case "wind_speed_10m": hourly.wind_speed_10m = try json.readOptional(Values.self)
-            case "weather_code": hourly.weather_code = try json.readOptional(Values.self)
-            default: try json.skipValue()
-            }
-        }
-        self = hourly
-    }
+extension OpenMeteoForecast.Hourly: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, OpenMeteoForecast.Values?> & Sendable)] = [
+        ("time", \.time),
+        ("temperature_2m", \.temperature_2m),
+        ("precipitation_probability", \.precipitation_probability),
+        ("precipitation", \.precipitation),
+        ("wind_speed_10m", \.wind_speed_10m),
+        ("weather_code", \.weather_code),
+    ]
 }
 
-extension OpenMeteoForecast.Daily: JSONReadable {
-    init(json: inout JSONReader) throws {
-        typealias Values = OpenMeteoForecast.Values
-        var daily = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "time": daily.time = try json.readOptional(Values.self)
-            case "temperature_2m_max": daily.temperature_2m_max = try json.readOptional(Values.self)
-            case "temperature_2m_min": daily.temperature_2m_min = try json.readOptional(Values.self)
-            case "precipitation_sum": daily.precipitation_sum = try json.readOptional(Values.self)
-            case "precipitation_probability_max":
-                daily.precipitation_probability_max = try json.readOptional(Values.self)
-            case "wind_speed_10m_max": daily.wind_speed_10m_max = try json.readOptional(Values.self)
-            case "wind_gusts_10m_max": daily.wind_gusts_10m_max = try json.readOptional(Values.self)
-            case "uv_index_max": daily.uv_index_max = try json.readOptional(Values.self)
-            case "weather_code": daily.weather_code = try json.readOptional(Values.self)
-            case "sunrise": daily.sunrise = try json.readOptional(Values.self)
-            case "sunset": daily.sunset = try json.readOptional(Values.self)
-            default: try json.skipValue()
-            }
-        }
-        self = daily
-    }
+extension OpenMeteoForecast.Daily: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, OpenMeteoForecast.Values?> & Sendable)] = [
+        ("time", \.time),
+        ("temperature_2m_max", \.temperature_2m_max),
+        ("temperature_2m_min", \.temperature_2m_min),
+        ("precipitation_sum", \.precipitation_sum),
+        ("precipitation_probability_max", \.precipitation_probability_max),
+        ("wind_speed_10m_max", \.wind_speed_10m_max),
+        ("wind_gusts_10m_max", \.wind_gusts_10m_max),
+        ("uv_index_max", \.uv_index_max),
+        ("weather_code", \.weather_code),
+        ("sunrise", \.sunrise),
+        ("sunset", \.sunset),
+    ]
 }
 
-extension OpenMeteoSectionUnits: JSONReadable {
-    init(json: inout JSONReader) throws {
-        var units = Self()
-        try json.readObject { key, json in
-            switch key {
-            case "temperature_2m": units.temperature_2m = try json.readOptionalString()
-            case "apparent_temperature": units.apparent_temperature = try json.readOptionalString()
-            case "dew_point_2m": units.dew_point_2m = try json.readOptionalString()
-            case "temperature_2m_max": units.temperature_2m_max = try json.readOptionalString()
-            case "temperature_2m_min": units.temperature_2m_min = try json.readOptionalString()
-            case "wind_speed_10m": units.wind_speed_10m = try json.readOptionalString()
-            case "wind_gusts_10m": units.wind_gusts_10m = try json.readOptionalString()
-            case "wind_speed_10m_max": units.wind_speed_10m_max = try json.readOptionalString()
-            case "wind_gusts_10m_max": units.wind_gusts_10m_max = try json.readOptionalString()
-            case "precipitation": units.precipitation = try json.readOptionalString()
-            case "precipitation_sum": units.precipitation_sum = try json.readOptionalString()
-            case "pressure_msl": units.pressure_msl = try json.readOptionalString()
-            case "visibility": units.visibility = try json.readOptionalString()
-            default: try json.skipValue()
-            }
-        }
-        self = units
-    }
+extension OpenMeteoSectionUnits: JSONSection {
+    static let fields: [(name: StaticString, path: WritableKeyPath<Self, String?> & Sendable)] = [
+        ("temperature_2m", \.temperature_2m),
+        ("apparent_temperature", \.apparent_temperature),
+        ("dew_point_2m", \.dew_point_2m),
+        ("temperature_2m_max", \.temperature_2m_max),
+        ("temperature_2m_min", \.temperature_2m_min),
+        ("wind_speed_10m", \.wind_speed_10m),
+        ("wind_gusts_10m", \.wind_gusts_10m),
+        ("wind_speed_10m_max", \.wind_speed_10m_max),
+        ("wind_gusts_10m_max", \.wind_gusts_10m_max),
+        ("precipitation", \.precipitation),
+        ("precipitation_sum", \.precipitation_sum),
+        ("pressure_msl", \.pressure_msl),
+        ("visibility", \.visibility),
+    ]
 }
