@@ -1,38 +1,5 @@
 import Foundation
 
-/// A type read straight from JSON bytes, field by field, without building a document first.
-protocol JSONReadable {
-    init(json: inout JSONReader) throws
-}
-
-/// A section of an answer whose fields Cloudy reads are all of one type (numbers, series or unit
-/// names), read by its table of field names (the API's own); fields not in the table are skipped,
-/// and a field that is null or absent stays nil.
-protocol JSONSection: JSONReadable {
-    associatedtype Field: JSONReadable
-    init()
-    static var fields: [(name: StaticString, path: WritableKeyPath<Self, Field?> & Sendable)] { get }
-}
-
-extension JSONSection {
-    init(json: inout JSONReader) throws {
-        var section = Self()
-        try json.readObject { key, json in
-            guard let field = Self.fields.first(where: { $0.name ~= key }) else { return try json.skipValue() }
-            section[keyPath: field.path] = try json.readOptional(Field.self)
-        }
-        self = section
-    }
-}
-
-extension Double: JSONReadable {
-    init(json: inout JSONReader) throws { self = try json.readDouble() }
-}
-
-extension String: JSONReadable {
-    init(json: inout JSONReader) throws { self = try json.readString() }
-}
-
 /// A pull reader over one JSON text (RFC 8259), for the large answers of the batched APIs.
 /// Foundation's `JSONDecoder` first maps the whole text, then decodes it through keyed containers:
 /// about 850 M instructions for a W1000 refresh, as much as rendering the page. Reading each
@@ -41,36 +8,9 @@ extension String: JSONReadable {
 /// The reader checks the grammar as it goes; values a type does not read are skipped, and checked
 /// all the same. A `Failure` says whether the text is broken (`syntax`: nothing after it can be
 /// trusted) or a value is not what the type wants (the text is sound: the caller may skip the
-/// value and go on), with the field path and byte offset.
+/// value and go on), with the field path and byte offset. Failures, field names and the readers
+/// of each JSON type are in `JSONReader+Values.swift`; what reads itself, in `JSONReadable.swift`.
 struct JSONReader {
-    struct Failure: Error, CustomStringConvertible {
-        var message: String
-        let offset: Int
-        /// True when the text is not JSON; false when a value has the wrong type.
-        let syntax: Bool
-        var path: [String] = []
-
-        var description: String {
-            let at = "\(message) at byte \(offset)"
-            return path.isEmpty ? at : path.joined(separator: ".") + ": " + at
-        }
-    }
-
-    /// A field name, still in the text's bytes (or decoded, when it has escapes); a `switch`
-    /// matches it against string literals without making a `String`.
-    struct Key {
-        fileprivate let bytes: UnsafeBufferPointer<UInt8>
-        fileprivate let decoded: String?
-
-        var string: String { decoded ?? String(decoding: bytes, as: UTF8.self) }
-
-        static func ~= (pattern: StaticString, key: Key) -> Bool {
-            guard key.decoded == nil else { return key.decoded == pattern.description }
-            return pattern.utf8CodeUnitCount == key.bytes.count
-                && memcmp(pattern.utf8Start, key.bytes.baseAddress!, key.bytes.count) == 0
-        }
-    }
-
     /// Deeper than this is refused rather than skipped by recursion (Foundation's limit too).
     static let maximumDepth = 512
 
@@ -189,70 +129,6 @@ struct JSONReader {
 
     var currentDepth: Int { depth }
 
-    // MARK: Values
-
-    mutating func readDouble() throws -> Double {
-        switch peek() {
-        case nil: throw syntaxError("unexpected end of text")
-        case let byte?:
-            guard byte == UInt8(ascii: "-") || byte.digitValue != nil else { throw typeError("expected a number") }
-            return try scanNumber()
-        }
-    }
-
-    mutating func readOptionalDouble() throws -> Double? {
-        try readNull() ? nil : readDouble()
-    }
-
-    /// A whole number that fits an `Int` (written as JSON allows: `3600`, `3.6e3`).
-    mutating func readOptionalInt() throws -> Int? {
-        guard !(try readNull()) else { return nil }
-        let start = offset
-        let value = try readDouble()
-        guard value == value.rounded(), abs(value) < 9.0e15 else {
-            throw Failure(message: "expected a whole number", offset: start, syntax: false)
-        }
-        return Int(value)
-    }
-
-    mutating func readOptionalBool() throws -> Bool? {
-        switch peek() {
-        case UInt8(ascii: "t"):
-            try expectLiteral("true")
-            return true
-        case UInt8(ascii: "f"):
-            try expectLiteral("false")
-            return false
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            return nil
-        default: throw typeError("expected true or false")
-        }
-    }
-
-    mutating func readString() throws -> String {
-        guard peek() == UInt8(ascii: "\"") else { throw typeError("expected a string") }
-        let (bytes, escaped) = try scanString()
-        return escaped ? try unescape(bytes) : String(decoding: bytes, as: UTF8.self)
-    }
-
-    mutating func readOptionalString() throws -> String? {
-        try readNull() ? nil : readString()
-    }
-
-    /// A value that is `null` or reads as `Value`.
-    mutating func readOptional<Value: JSONReadable>(_ type: Value.Type) throws -> Value? {
-        try readNull() ? nil : Value(json: &self)
-    }
-
-    /// An object whose every value is a string (or null), such as a section's units.
-    mutating func readOptionalStrings() throws -> [String: String]? {
-        guard !(try readNull()) else { return nil }
-        var strings: [String: String] = [:]
-        try readObject { key, json in strings[key.string] = try json.readString() }
-        return strings
-    }
-
     // MARK: Scanning
 
     private mutating func enter() throws {
@@ -260,7 +136,7 @@ struct JSONReader {
         if depth > Self.maximumDepth { throw syntaxError("nested deeper than \(Self.maximumDepth) levels") }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while offset < text.count {
             switch text[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -269,7 +145,7 @@ struct JSONReader {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws {
+    mutating func expectLiteral(_ literal: StaticString) throws {
         let count = literal.utf8CodeUnitCount
         guard offset + count <= text.count, memcmp(literal.utf8Start, text.baseAddress! + offset, count) == 0 else {
             throw syntaxError("expected \(literal)")
@@ -277,7 +153,7 @@ struct JSONReader {
         offset += count
     }
 
-    private mutating func readKey() throws -> Key {
+    mutating func readKey() throws -> Key {
         let (bytes, escaped) = try scanString()
         return Key(bytes: bytes, decoded: escaped ? try unescape(bytes) : nil)
     }
@@ -286,7 +162,7 @@ struct JSONReader {
 
     /// A string's raw bytes between its quotes, and whether it has escapes; checks that escapes
     /// are well formed and that no control character stands unescaped.
-    private mutating func scanString() throws -> (UnsafeBufferPointer<UInt8>, escaped: Bool) {
+    mutating func scanString() throws -> (UnsafeBufferPointer<UInt8>, escaped: Bool) {
         offset += 1
         let start = offset
         var escaped = false
@@ -318,62 +194,10 @@ struct JSONReader {
         throw syntaxError("unterminated string")
     }
 
-    /// A checked string's escapes resolved (a lone surrogate becomes U+FFFD).
-    private func unescape(_ bytes: UnsafeBufferPointer<UInt8>) throws -> String {
-        var scalars = String.UnicodeScalarView()
-        var utf8: [UInt8] = []
-        func flush() {
-            scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
-            utf8.removeAll(keepingCapacity: true)
-        }
-        func hex(_ at: Int) -> UInt32 {
-            bytes[at..<(at + 4)].reduce(0) { $0 << 4 | UInt32($1.hexValue) }
-        }
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\\") else {
-                utf8.append(bytes[index])
-                index += 1
-                continue
-            }
-            let kind = bytes[index + 1]
-            index += 2
-            let simple: UInt8? =
-                switch kind {
-                case UInt8(ascii: "b"): 0x08
-                case UInt8(ascii: "f"): 0x0C
-                case UInt8(ascii: "n"): 0x0A
-                case UInt8(ascii: "r"): 0x0D
-                case UInt8(ascii: "t"): 0x09
-                case UInt8(ascii: "u"): nil
-                default: kind  // \" \\ \/
-                }
-            if let simple {
-                utf8.append(simple)
-                continue
-            }
-            flush()
-            var code = hex(index)
-            index += 4
-            if (0xD800..<0xDC00).contains(code), index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                bytes[index + 1] == UInt8(ascii: "u")
-            {
-                let low = hex(index + 2)
-                if (0xDC00..<0xE000).contains(low) {
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    index += 6
-                }
-            }
-            scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-        }
-        flush()
-        return String(scalars)
-    }
-
     /// A number as JSON spells it. The usual decimals (up to 15 significant digits, no exponent)
     /// are computed exactly: the integer of their digits and a power of ten are both exact
     /// Doubles, and one IEEE division rounds correctly, as `strtod` does. Others go to `strtod`.
-    private mutating func scanNumber() throws -> Double {
+    mutating func scanNumber() throws -> Double {
         let start = offset
         var negative = false
         if text[offset] == UInt8(ascii: "-") {
@@ -431,29 +255,11 @@ struct JSONReader {
         (0..<exponent).reduce(1.0) { product, _ in product * 10 }
     }
 
-    private func syntaxError(_ message: String, at position: Int? = nil) -> Failure {
+    func syntaxError(_ message: String, at position: Int? = nil) -> Failure {
         Failure(message: message, offset: position ?? offset, syntax: true)
     }
 
-    private func typeError(_ message: String) -> Failure {
+    func typeError(_ message: String) -> Failure {
         Failure(message: message, offset: offset, syntax: false)
-    }
-}
-
-extension UInt8 {
-    fileprivate var digitValue: UInt8? {
-        self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") ? self - UInt8(ascii: "0") : nil
-    }
-
-    fileprivate var isHexDigit: Bool { hexValue < 16 }
-
-    /// 0–15 for a hex digit, else 16 or more.
-    fileprivate var hexValue: UInt8 {
-        switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
-        default: return 16
-        }
     }
 }
