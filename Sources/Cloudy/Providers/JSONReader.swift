@@ -121,13 +121,19 @@ struct JSONReader {
         }
     }
 
-    /// Rewinds to `offset` (an earlier value's start) to skip that value after a type failure.
-    mutating func rewind(to offset: Int, depth: Int) {
-        self.offset = offset
-        self.depth = depth
+    /// The value `read` reads, or, when it has the wrong type, the failure, with the value
+    /// skipped whole (its grammar checked) so that reading goes on after it. A syntax failure is
+    /// thrown: nothing after it can be trusted.
+    mutating func readOrSkip<Value>(_ read: (inout JSONReader) throws -> Value) throws -> Result<Value, Failure> {
+        let (start, startDepth) = (offset, depth)
+        do {
+            return .success(try read(&self))
+        } catch let failure as Failure where !failure.syntax {
+            (offset, depth) = (start, startDepth)
+            try skipValue()
+            return .failure(failure)
+        }
     }
-
-    var currentDepth: Int { depth }
 
     // MARK: Scanning
 

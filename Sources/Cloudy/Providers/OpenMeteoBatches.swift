@@ -141,16 +141,9 @@ struct OpenMeteoBatches: Sendable {
         func failAll(_ message: String) -> [Result<Entry, WeatherFetchError>] {
             Array(repeating: .failure(WeatherFetchError("\(source): " + message)), count: count)
         }
-        /// One entry, or why it is bad; a value of the wrong type is skipped to the entry's end.
+        /// One entry, or why it is bad (a value of the wrong type is skipped to the entry's end).
         func entry(_ json: inout JSONReader) throws -> Result<Entry, WeatherFetchError> {
-            let (start, depth) = (json.offset, json.currentDepth)
-            do {
-                return .success(try Entry(json: &json))
-            } catch let failure as JSONReader.Failure where !failure.syntax {
-                json.rewind(to: start, depth: depth)
-                try json.skipValue()
-                return .failure(WeatherFetchError("\(source): bad entry: \(failure)"))
-            }
+            try json.readOrSkip { try Entry(json: &$0) }.mapError { WeatherFetchError("\(source): bad entry: \($0)") }
         }
         guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
             return failAll("empty answer")
