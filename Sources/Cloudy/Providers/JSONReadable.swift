@@ -30,3 +30,20 @@ extension Double: JSONReadable {
 extension String: JSONReadable {
     init(json: inout JSONReader) throws { self = try json.readString() }
 }
+
+extension Int: JSONReadable {
+    init(json: inout JSONReader) throws { self = try json.readInt() }
+}
+
+extension Bool: JSONReadable {
+    init(json: inout JSONReader) throws { self = try json.readBool() }
+}
+
+/// An object whose every value reads as `Value`, such as a section's units by variable.
+extension Dictionary: JSONReadable where Key == String, Value: JSONReadable {
+    init(json: inout JSONReader) throws {
+        var entries: [String: Value] = [:]
+        try json.readObject { key, json in entries[key.string] = try Value(json: &json) }
+        self = entries
+    }
+}

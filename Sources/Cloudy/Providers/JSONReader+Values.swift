@@ -41,13 +41,8 @@ extension JSONReader {
         }
     }
 
-    mutating func readOptionalDouble() throws -> Double? {
-        try readNull() ? nil : readDouble()
-    }
-
     /// A whole number that fits an `Int` (written as JSON allows: `3600`, `3.6e3`).
-    mutating func readOptionalInt() throws -> Int? {
-        guard !(try readNull()) else { return nil }
+    mutating func readInt() throws -> Int {
         let start = offset
         let value = try readDouble()
         guard value == value.rounded(), abs(value) < 9.0e15 else {
@@ -56,7 +51,7 @@ extension JSONReader {
         return Int(value)
     }
 
-    mutating func readOptionalBool() throws -> Bool? {
+    mutating func readBool() throws -> Bool {
         switch peek() {
         case UInt8(ascii: "t"):
             try expectLiteral("true")
@@ -64,9 +59,6 @@ extension JSONReader {
         case UInt8(ascii: "f"):
             try expectLiteral("false")
             return false
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            return nil
         default: throw typeError("expected true or false")
         }
     }
@@ -77,21 +69,9 @@ extension JSONReader {
         return escaped ? try unescape(bytes) : String(decoding: bytes, as: UTF8.self)
     }
 
-    mutating func readOptionalString() throws -> String? {
-        try readNull() ? nil : readString()
-    }
-
     /// A value that is `null` or reads as `Value`.
     mutating func readOptional<Value: JSONReadable>(_ type: Value.Type) throws -> Value? {
         try readNull() ? nil : Value(json: &self)
-    }
-
-    /// An object whose every value is a string (or null), such as a section's units.
-    mutating func readOptionalStrings() throws -> [String: String]? {
-        guard !(try readNull()) else { return nil }
-        var strings: [String: String] = [:]
-        try readObject { key, json in strings[key.string] = try json.readString() }
-        return strings
     }
 
     /// A checked string's escapes resolved (a lone surrogate becomes U+FFFD).

@@ -158,13 +158,13 @@ extension OpenMeteoAirQualityAnswer: JSONReadable {
         var answer = Self()
         try json.readObject { key, json in
             switch key {
-            case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptionalInt()
-            case "current_units": answer.current_units = try json.readOptionalStrings()
+            case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptional(Int.self)
+            case "current_units": answer.current_units = try json.readOptional([String: String].self)
             case "current": answer.current = try json.readOptional(Current.self)
-            case "hourly_units": answer.hourly_units = try json.readOptionalStrings()
+            case "hourly_units": answer.hourly_units = try json.readOptional([String: String].self)
             case "hourly": answer.hourly = try json.readOptional(Hourly.self)
-            case "error": answer.error = try json.readOptionalBool()
-            case "reason": answer.reason = try json.readOptionalString()
+            case "error": answer.error = try json.readOptional(Bool.self)
+            case "reason": answer.reason = try json.readOptional(String.self)
             default: try json.skipValue()
             }
         }

@@ -7,18 +7,18 @@ extension OpenMeteoForecast: JSONReadable {
         var answer = OpenMeteoForecast()
         try json.readObject { key, json in
             switch key {
-            case "latitude": answer.latitude = try json.readOptionalDouble()
-            case "longitude": answer.longitude = try json.readOptionalDouble()
-            case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptionalInt()
-            case "timezone": answer.timezone = try json.readOptionalString()
+            case "latitude": answer.latitude = try json.readOptional(Double.self)
+            case "longitude": answer.longitude = try json.readOptional(Double.self)
+            case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptional(Int.self)
+            case "timezone": answer.timezone = try json.readOptional(String.self)
             case "current_units": answer.current_units = try json.readOptional(OpenMeteoSectionUnits.self)
             case "current": answer.current = try json.readOptional(Current.self)
             case "hourly_units": answer.hourly_units = try json.readOptional(OpenMeteoSectionUnits.self)
             case "hourly": answer.hourly = try json.readOptional(Hourly.self)
             case "daily_units": answer.daily_units = try json.readOptional(OpenMeteoSectionUnits.self)
             case "daily": answer.daily = try json.readOptional(Daily.self)
-            case "error": answer.error = try json.readOptionalBool()
-            case "reason": answer.reason = try json.readOptionalString()
+            case "error": answer.error = try json.readOptional(Bool.self)
+            case "reason": answer.reason = try json.readOptional(String.self)
             default: try json.skipValue()
             }
         }

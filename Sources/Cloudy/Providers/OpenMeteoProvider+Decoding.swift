@@ -211,7 +211,7 @@ struct OpenMeteoForecast {
         init(json: inout JSONReader) throws {
             var values: [Double?] = []
             values.reserveCapacity(32)
-            try json.readArray { json in values.append(try json.readOptionalDouble()) }
+            try json.readArray { json in values.append(try json.readOptional(Double.self)) }
             self.values = values
         }
     }
