@@ -135,7 +135,12 @@ final class ResilienceTests: FakeWeatherTestCase {
         let exporter = try ExporterProcess(config: yaml)
         try exporter.waitFor("/healthz")
         var slowest = 0.0
-        let metrics = try exporter.metrics(slowest: &slowest) { $0["weather_up{location=\"Berlin\"}"] == 0 }
+        // Waits for the first attempt to be recorded: before it, the waiting page has
+        // weather_up 0 too (a scrape under ThreadSanitizer can come that early).
+        let metrics = try exporter.metrics(slowest: &slowest) {
+            $0["weather_last_attempt_timestamp_seconds{location=\"Berlin\"}"] != nil
+                && $0["weather_up{location=\"Berlin\"}"] == 0
+        }
         XCTAssertGreaterThanOrEqual(
             metrics["cloudy_exporter_upstream_requests_total{provider=\"open-meteo\",code=\"connect\"}"] ?? 0, 1)
         let ready = try exporter.get("/readyz")
