@@ -5,8 +5,13 @@ import Foundation
 final class RawConnection {
     let fd: Int32
 
-    init(port: Int) throws {
+    /// `receiveBuffer` sets `SO_RCVBUF` before connecting, so that the window the SYN offers is
+    /// already that small (set after, it shrinks the buffer but not the window scale).
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
