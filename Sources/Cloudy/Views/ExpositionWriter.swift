@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes metric families as exposition text. The view of the exporter: it decides nothing
 /// about values or units, only spelling — escaping, TYPE/HELP lines, and the few places where
 /// OpenMetrics differs from Prometheus 0.0.4 (counter family names, `# EOF`).
@@ -84,8 +86,22 @@ public struct ExpositionWriter {
     /// Room for `extra` more bytes after the text.
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        if count + extra > storage.count {
-            storage.append(contentsOf: repeatElement(0, count: max(extra, storage.count)))
+        if count + extra > storage.count { grow(extra) }
+    }
+
+    /// At least doubles the room: the bytes so far are copied into a new array with `memcpy` and
+    /// the rest zeroed with `memset`. Not `append(contentsOf: repeatElement(0, …))`, which an
+    /// unoptimized build (the test suite's) runs byte by byte through generic code: 70 % of the
+    /// CPU of a test refreshing 500 places, five times that under ThreadSanitizer.
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        let old = storage
+        let size = old.count + max(extra, old.count)
+        storage = [UInt8](unsafeUninitializedCapacity: size) { room, initialized in
+            let start = room.baseAddress!
+            old.withUnsafeBytes { _ = memcpy(start, $0.baseAddress!, $0.count) }
+            memset(start + old.count, 0, size - old.count)
+            initialized = size
         }
     }
 
