@@ -25,15 +25,16 @@ public struct RenderedMetrics: Sendable {
     /// `processMetrics` reads the live `process_*` families; a scrape calls it at most once a
     /// second (`TailCache.maxAge`).
     /// `clock` times how long an inflated plain text is kept (`PlainBodies`).
+    /// `samplesPerRun`: the size of the runs (`runs(of:)`); tests cut small pages into many.
     public init(
         page: MetricFamilies, processMetrics: @escaping @Sendable () -> MetricFamilies,
-        clock: any ExporterClock = SystemClock()
+        clock: any ExporterClock = SystemClock(), samplesPerRun: Int = RenderedMetrics.samplesPerRun
     ) {
         tails = TailCache(processMetrics: processMetrics)
         // Runs of families are written and compressed side by side, one per CPU at a time: at
         // 1,000 places this is most of a refresh's CPU, and it stands between the last answer
         // and readiness. Each run's pieces start a fresh history, which costs a few bytes each.
-        let runs = Self.runs(of: page.sorted())
+        let runs = Self.runs(of: page.sorted(), samplesPerRun: samplesPerRun)
         let pieces: [Pieces]
         if runs.count == 1 {
             pieces = [Self.pieces(of: runs[0])]
@@ -51,10 +52,12 @@ public struct RenderedMetrics: Sendable {
     }
 
     /// About this many samples (~1.5 MB of text) are written and compressed as one run.
-    static let samplesPerRun = 20_000
+    public static let samplesPerRun = 20_000
 
     /// The sorted families cut into runs of whole families of about `samplesPerRun` samples.
-    static func runs(of families: [MetricFamily]) -> [ArraySlice<MetricFamily>] {
+    static func runs(
+        of families: [MetricFamily], samplesPerRun: Int = RenderedMetrics.samplesPerRun
+    ) -> [ArraySlice<MetricFamily>] {
         var runs: [ArraySlice<MetricFamily>] = []
         var start = 0
         var samples = 0
