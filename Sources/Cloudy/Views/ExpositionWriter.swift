@@ -91,8 +91,8 @@ public struct ExpositionWriter {
 
     /// At least doubles the room: the bytes so far are copied into a new array with `memcpy` and
     /// the rest zeroed with `memset`. Not `append(contentsOf: repeatElement(0, …))`, which an
-    /// unoptimized build (the test suite's) runs byte by byte through generic code: 70 % of the
-    /// CPU of a test refreshing 500 places, five times that under ThreadSanitizer.
+    /// unoptimized build (the test suite's, plain and under ThreadSanitizer) runs byte by byte
+    /// through generic code: it was 70 % of the CPU of a test refreshing 500 places.
     @inline(never)
     private mutating func grow(_ extra: Int) {
         let old = storage
