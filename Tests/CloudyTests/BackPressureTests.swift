@@ -93,7 +93,8 @@ final class UnreadSocket: ChannelOutboundHandler {
     let marks: ChannelOptions.Types.WriteBufferWaterMark
     /// A read request reached the socket and no bytes were delivered for it yet.
     var readRequested = false
-    private var pending: [ByteBuffer] = []
+    /// A ring, not an array: the client takes from the front thousands of times.
+    private var pending = CircularBuffer<ByteBuffer>()
     private(set) var pendingBytes = 0
     private var context: ChannelHandlerContext?
     /// The status line of every answer the client has read.
@@ -140,7 +141,7 @@ final class UnreadSocket: ChannelOutboundHandler {
                 statusLines.append(line)
             }
             first.moveReaderIndex(forwardBy: taken)
-            if first.readableBytes == 0 { pending.removeFirst() } else { pending[0] = first }
+            if first.readableBytes == 0 { pending.removeFirst() } else { pending[pending.startIndex] = first }
             pendingBytes -= taken
             left -= taken
         }
@@ -153,7 +154,7 @@ final class UnreadSocket: ChannelOutboundHandler {
     }
 
     func connectionReset() {
-        pending = []
+        pending.removeAll()
         pendingBytes = 0
     }
 }
