@@ -48,7 +48,8 @@ final class OpenMeteoBatchingTests: XCTestCase {
                 : .respond(status: .ok, headers: [("Content-Type", "application/json")], body: body)
         }
         let telemetry = ExporterTelemetry(startedAt: 0)
-        let outcomes = provider(server, telemetry: telemetry).fetch(places, logger: .init(label: "test"))
+        let log = RecordedLog()
+        let outcomes = provider(server, telemetry: telemetry).fetch(places, logger: log.logger)
 
         XCTAssertEqual(
             asked.withLockedValue { $0 }, ["52.52", "51.5085", "48.8534", "41.8919"], "one request per batch, in order")
@@ -59,6 +60,17 @@ final class OpenMeteoBatchingTests: XCTestCase {
         XCTAssertEqual(try outcomes[3].get().current.temperatureCelsius, 24.5)
         XCTAssertEqual(telemetry.upstreamCount(provider: .openMeteo, code: "200"), 3)
         XCTAssertEqual(telemetry.upstreamCount(provider: .openMeteo, code: "500"), 1)
+        // Each request and its answer in the debug log, in order (bench/refresh's timeline).
+        let exchanges = log.all.filter { $0.message.hasPrefix("open-meteo ") }
+        XCTAssertEqual(exchanges.map(\.level), Array(repeating: .debug, count: 8))
+        XCTAssertEqual(
+            exchanges.map { "\($0.message): \($0.metadata["answer"] ?? "")" },
+            [
+                "open-meteo request: ", "open-meteo answer: 200, \(body.count) bytes",
+                "open-meteo request: ", "open-meteo answer: 500, 30 bytes",
+                "open-meteo request: ", "open-meteo answer: 200, \(body.count) bytes",
+                "open-meteo request: ", "open-meteo answer: 200, \(body.count) bytes",
+            ])
     }
 
     func testA429StopsTheRestOfTheRefresh() throws {

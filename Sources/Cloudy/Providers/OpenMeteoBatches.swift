@@ -87,6 +87,8 @@ struct OpenMeteoBatches: Sendable {
         request.followRedirects = apiKey == nil
         logger.debug("\(endpoint.name) request", metadata: ["places": "\(places)"])
         let outcome = endpoint.client.fetch(request)
+        // With the request's line, when each answer came (bench/refresh draws its timeline from both).
+        logger.debug("\(endpoint.name) answer", metadata: ["places": "\(places)", "answer": "\(Self.summary(outcome))"])
         // A 200, or no answer (a timeout: the server may have done the work), costs the weight
         // of every place asked; Open-Meteo counts a request it answered with an error as one call.
         var failure: WeatherFetchError
@@ -105,6 +107,14 @@ struct OpenMeteoBatches: Sendable {
             failure.calls = 1 / Double(places)
         }
         return .failure(scrubbed(failure))
+    }
+
+    /// An exchange in a few words for the debug log: `200, 5306 bytes`, or why there was no answer.
+    static func summary(_ outcome: Result<HTTPResponse, HTTPClientError>) -> String {
+        switch outcome {
+        case .success(let response): "\(response.status), \(response.body.count) bytes"
+        case .failure(let error): error.kind.rawValue
+        }
     }
 
     /// A non-200 answer as its places' error, with the reason from Open-Meteo's error body.

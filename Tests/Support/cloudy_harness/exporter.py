@@ -44,6 +44,7 @@ class Exporter:
         self.log_path = work / f"{name or f'exporter-{self.port}'}.log"
         self._log = open(self.log_path, "w")
         self.started = time.monotonic()
+        self.started_wall = time.time()  # the log's `ts` is wall-clock time
         self.proc = spawn(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.pid = self.proc.pid  # taskset execs the exporter: same pid
         threading.Thread(target=self._read_log, daemon=True).start()
