@@ -88,7 +88,8 @@ struct OpenMeteoBatches: Sendable {
         logger.debug("\(endpoint.name) request", metadata: ["places": "\(places)"])
         let outcome = endpoint.client.fetch(request)
         // With the request's line, when each answer came (bench/refresh draws its timeline from both).
-        logger.debug("\(endpoint.name) answer", metadata: ["places": "\(places)", "answer": "\(Self.summary(outcome))"])
+        logger.debug(
+            "\(endpoint.name) answer", metadata: ["places": "\(places)", "answer": "\(Self.summary(outcome))"])
         // A 200, or no answer (a timeout: the server may have done the work), costs the weight
         // of every place asked; Open-Meteo counts a request it answered with an error as one call.
         var failure: WeatherFetchError
