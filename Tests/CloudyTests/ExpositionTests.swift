@@ -148,35 +148,6 @@ final class ExpositionTests: XCTestCase {
         XCTAssertEqual(Array(QualityList(" , ;q=1")).count, 0)
     }
 
-    /// The cached gzip prefix plus a per-scrape tail must be one valid gzip member holding
-    /// exactly the cached text followed by the tail, whatever the tail's size.
-    func testGzipBodyWithLiveTailDecompressesToTheWholeText() throws {
-        let cached = Array(
-            (0..<20_000).map { "weather_temperature_celsius{location=\"P\($0)\"} \($0 % 40)\n" }.joined().utf8)
-        let body = GzipBody(compressing: cached)
-        XCTAssertLessThan(body.prefix.readableBytes, cached.count / 5, "the cached part is really compressed")
-        for tail in [[UInt8](), Array("process_open_fds 7\n".utf8), [UInt8](repeating: 65, count: 70_000)] {
-            let member = Array(body.prefix.readableBytesView) + body.suffix(appending: tail)
-            XCTAssertEqual(Gunzip.decompress(member), cached + tail, "tail of \(tail.count) bytes")
-        }
-    }
-
-    /// Compressing pieces (as the OpenMetrics body is kept) gives the same text as the whole,
-    /// with empty pieces, tiny ones, and ones larger than zlib's output steps.
-    func testGzipOfPiecesIsTheGzipOfTheirConcatenation() throws {
-        var generator = SystemRandomNumberGenerator()
-        let big = (0..<600_000).map { _ in UInt8.random(in: 32...126, using: &generator) }
-        let pieces: [ArraySlice<UInt8>] = [
-            big[0..<0], big[0..<1], big[1..<400_000], [], big[400_000...], Array("# EOF\n".utf8)[...],
-        ]
-        let body = GzipBody(compressing: pieces)
-        let whole = pieces.flatMap { $0 }
-        XCTAssertEqual(body.length, whole.count)
-        XCTAssertEqual(Gunzip.decompress(Array(body.prefix.readableBytesView) + body.suffix(appending: [])), whole)
-        let empty = GzipBody(compressing: [UInt8]())
-        XCTAssertEqual(Gunzip.decompress(Array(empty.prefix.readableBytesView) + empty.suffix(appending: [])), [])
-    }
-
     /// Both gzip members are made of the same compressed pieces with the differing header lines
     /// swapped in; read back (as plain scrapes read them), each must be exactly what the writer
     /// spells for its format.

@@ -50,28 +50,49 @@ public struct ExpositionWriter {
     /// The sample lines, spelled the same in both formats.
     public mutating func writeSamples(_ family: MetricFamily) {
         let name = Array(family.descriptor.name.utf8)
+        for sample in family.samples { write(sample, named: name) }
+    }
+
+    /// The sample lines, handed to `flush` whenever `flushAt` bytes or more are written, and the
+    /// writer emptied for the next: text as long as a family of 24,000 samples (2 MB) passes
+    /// through a few hundred KB of room. What is left after the last flush stays in the writer.
+    public mutating func writeSamples(
+        _ family: MetricFamily, flushingAt flushAt: Int, to flush: (ArraySlice<UInt8>) -> Void
+    ) {
+        let name = Array(family.descriptor.name.utf8)
         for sample in family.samples {
-            name.withUnsafeBytes { write($0) }
-            if !sample.suffix.isEmpty { append(sample.suffix) }
-            if !sample.labels.isEmpty {
-                write(UInt8(ascii: "{"))
-                for (index, label) in sample.labels.enumerated() {
-                    if index > 0 { write(UInt8(ascii: ",")) }
-                    append(label.0)
-                    write(UInt8(ascii: "="))
-                    write(UInt8(ascii: "\""))
-                    appendEscaped(label.1, quotes: true)
-                    write(UInt8(ascii: "\""))
-                }
-                write(UInt8(ascii: "}"))
+            write(sample, named: name)
+            if count >= flushAt {
+                flush(storage[..<count])
+                count = 0
             }
-            write(UInt8(ascii: " "))
-            appendValue(sample.value)
-            write(UInt8(ascii: "\n"))
         }
     }
 
+    private mutating func write(_ sample: MetricSample, named name: [UInt8]) {
+        name.withUnsafeBytes { write($0) }
+        if !sample.suffix.isEmpty { append(sample.suffix) }
+        if !sample.labels.isEmpty {
+            write(UInt8(ascii: "{"))
+            for (index, label) in sample.labels.enumerated() {
+                if index > 0 { write(UInt8(ascii: ",")) }
+                append(label.0)
+                write(UInt8(ascii: "="))
+                write(UInt8(ascii: "\""))
+                appendEscaped(label.1, quotes: true)
+                write(UInt8(ascii: "\""))
+            }
+            write(UInt8(ascii: "}"))
+        }
+        write(UInt8(ascii: " "))
+        appendValue(sample.value)
+        write(UInt8(ascii: "\n"))
+    }
+
     public mutating func writeEOF() { append("# EOF\n") }
+
+    /// Empties the writer; its room stays for the next text.
+    public mutating func removeAll() { count = 0 }
 
     public mutating func removeLast(_ count: Int) {
         precondition(count <= self.count, "more than the text written")

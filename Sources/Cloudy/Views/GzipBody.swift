@@ -118,39 +118,74 @@ public struct DeflatedPiece: Sendable {
     public let length: Int
 
     /// Compresses the concatenation of `chunks` (no contiguous copy of the text is made).
-    /// A profile boundary: bench/refresh counts this function as the "compress" phase.
-    @inline(never)
     public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = GzipBody.level) {
-        let chunks = chunks.isEmpty ? [[]] : chunks
-        var stream = z_stream()
-        guard cloudy_deflate_init_raw(&stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
-        defer { deflateEnd(&stream) }
-        let total = chunks.reduce(0) { $0 + $1.count }
-        var out = ByteBuffer()
-        out.reserveCapacity(Int(deflateBound(&stream, uLong(total))) + 16)
-        var crc = UInt32(crc32(0, nil, 0))
-        for (index, chunk) in chunks.enumerated() {
-            let flush = index == chunks.count - 1 ? Z_SYNC_FLUSH : Z_NO_FLUSH
-            chunk.withUnsafeBufferPointer { source in
-                crc = UInt32(crc32(uLong(crc), source.baseAddress, uInt(source.count)))
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = uInt(source.count)
-                repeat {
-                    if out.writableBytes < 64 * 1024 { out.reserveCapacity(out.writerIndex + 256 * 1024) }
-                    let produced: Int = out.withUnsafeMutableWritableBytes { target in
-                        stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                        stream.avail_out = uInt(target.count)
-                        let status = deflate(&stream, flush)
-                        precondition(status == Z_OK || status == Z_BUF_ERROR, "zlib deflate failed: \(status)")
-                        return target.count - Int(stream.avail_out)
-                    }
-                    out.moveWriterIndex(forwardBy: produced)
-                    // Done with this chunk once zlib took all input and had room left to flush.
-                } while stream.avail_in > 0 || stream.avail_out == 0
-            }
-        }
-        self.deflated = out
+        let deflater = PieceDeflater(level: level)
+        for chunk in chunks { deflater.add(chunk) }
+        self = deflater.finish()
+    }
+
+    fileprivate init(deflated: ByteBuffer, crc: UInt32, length: Int) {
+        self.deflated = deflated
         self.crc = crc
-        self.length = total
+        self.length = length
+    }
+}
+
+/// A `DeflatedPiece` compressed as its text is written, a stretch at a time: the writer of a
+/// page hands over each stretch and reuses its room, so the text of a run is never held whole.
+/// A class: zlib's stream state points back at its `z_stream`, which must not move.
+final class PieceDeflater {
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private var out = ByteBuffer()
+    private var crc = UInt32(crc32(0, nil, 0))
+    /// Bytes of text taken so far.
+    private(set) var length = 0
+
+    init(level: Int32 = GzipBody.level) {
+        stream.initialize(to: z_stream())
+        guard cloudy_deflate_init_raw(stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
+        out.reserveCapacity(64 * 1024)
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    /// Compresses `text` after what came before (its output may wait inside zlib for more).
+    func add(_ text: ArraySlice<UInt8>) {
+        text.withUnsafeBufferPointer { compress(UnsafeRawBufferPointer($0), flush: Z_NO_FLUSH) }
+    }
+
+    /// The piece: everything added, ending with a sync flush. The deflater is done after this.
+    func finish() -> DeflatedPiece {
+        compress(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_SYNC_FLUSH)
+        return DeflatedPiece(deflated: out, crc: crc, length: length)
+    }
+
+    /// Where the text is compressed and its CRC taken. A profile boundary: bench/refresh counts
+    /// this function as the "compress" phase.
+    @inline(never)
+    private func compress(_ text: UnsafeRawBufferPointer, flush: Int32) {
+        // Not for no text: given no buffer, crc32 answers its initial value, not `crc`.
+        if let bytes = text.baseAddress, !text.isEmpty {
+            crc = UInt32(crc32(uLong(crc), bytes.assumingMemoryBound(to: Bytef.self), uInt(text.count)))
+        }
+        length += text.count
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: text.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(text.count)
+        repeat {
+            if out.writableBytes < 16 * 1024 { out.reserveCapacity(out.writerIndex + max(64 * 1024, out.writerIndex)) }
+            let produced: Int = out.withUnsafeMutableWritableBytes { target in
+                stream.pointee.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(target.count)
+                let status = deflate(stream, flush)
+                precondition(status == Z_OK || status == Z_BUF_ERROR, "zlib deflate failed: \(status)")
+                return target.count - Int(stream.pointee.avail_out)
+            }
+            out.moveWriterIndex(forwardBy: produced)
+            // Done once zlib took all the text and had room left to write what it would.
+        } while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0
     }
 }

@@ -15,7 +15,8 @@ import NIOCore
 /// The two formats spell samples alike and differ only in a few families' `# HELP`/`# TYPE`
 /// lines, so the text they share is compressed once: both members are made of the same
 /// `DeflatedPiece`s but for those header lines. The page is written and compressed in runs of
-/// whole families (`runs(of:)`), as many at once as there are CPUs.
+/// whole families (`runs(of:)`), as many at once as there are CPUs, each compressed as it is
+/// written, a stretch at a time (`stretchBytes`).
 public struct RenderedMetrics: Sendable {
     public let prometheusGzip: GzipBody
     public let openMetricsGzip: GzipBody
@@ -78,55 +79,48 @@ public struct RenderedMetrics: Sendable {
         var openMetrics: [DeflatedPiece] = []
     }
 
+    /// The text of a run is compressed a stretch of about this many bytes at a time, in the
+    /// same room: a W1000 page's 18 MB never stands whole in memory, and no room is grown for
+    /// it (growing it, and the fresh pages the kernel zeroed for it, cost a tenth of a refresh).
+    static let stretchBytes = 256 * 1024
+
+    /// One run of families as deflated pieces of each format: the text both formats spell alike
+    /// is compressed once, into pieces shared by both; a family's header lines that differ
+    /// (a counter's name) end the shared piece and are compressed as one piece per format.
     /// A profile boundary: bench/refresh counts the calls from the runs (on every thread) as
     /// part of the "render" phase.
     @inline(never)
     private static func pieces(of families: ArraySlice<MetricFamily>) -> Pieces {
-        var plain = ExpositionWriter(capacity: 64 * 1024)
-        var openHeaders = ExpositionWriter(capacity: 1024)
-        // The text as the formats share it: runs of `plain` both spell alike, and header lines
-        // that differ, as ranges of `plain` and of `openHeaders`.
-        var segments: [Segment] = []
-        var plainFrom = 0
-        for family in families {
-            let header = plain.count
-            plain.writeHeader(family.descriptor, format: .prometheus)
-            let samples = plain.count
-            let openHeader = openHeaders.count
-            openHeaders.writeHeader(family.descriptor, format: .openMetrics)
-            if openHeaders[openHeader..<openHeaders.count].elementsEqual(plain[header..<samples]) {
-                openHeaders.removeLast(openHeaders.count - openHeader)
-            } else {
-                segments.append(.shared(plainFrom..<header))
-                segments.append(.differing(plain: header..<samples, open: openHeader..<openHeaders.count))
-                plainFrom = samples
-            }
-            plain.writeSamples(family)
-        }
-        segments.append(.shared(plainFrom..<plain.count))
-        segments.removeAll { if case .shared(let range) = $0 { range.isEmpty } else { false } }
-
-        // Each shared run is compressed once, for both formats.
         var pieces = Pieces()
-        for segment in segments {
-            switch segment {
-            case .shared(let range):
-                let piece = DeflatedPiece(compressing: [plain[range]])
-                pieces.prometheus.append(piece)
-                pieces.openMetrics.append(piece)
-            case .differing(let plainRange, let open):
-                pieces.prometheus.append(DeflatedPiece(compressing: [plain[plainRange]]))
-                pieces.openMetrics.append(DeflatedPiece(compressing: [openHeaders[open]]))
-            }
+        var text = ExpositionWriter(capacity: stretchBytes + 16 * 1024)
+        var openHeader = ExpositionWriter(capacity: 1024)
+        var shared = PieceDeflater()
+        /// Ends the shared piece with the text written so far (none when it is empty).
+        func endShared() {
+            shared.add(text[0..<text.count])
+            text.removeAll()
+            guard shared.length > 0 else { return }
+            let piece = shared.finish()
+            pieces.prometheus.append(piece)
+            pieces.openMetrics.append(piece)
+            shared = PieceDeflater()
         }
+        for family in families {
+            let header = text.count
+            text.writeHeader(family.descriptor, format: .prometheus)
+            openHeader.removeAll()
+            openHeader.writeHeader(family.descriptor, format: .openMetrics)
+            if !openHeader[0..<openHeader.count].elementsEqual(text[header..<text.count]) {
+                let prometheusHeader = DeflatedPiece(compressing: [text[header..<text.count]])
+                text.removeLast(text.count - header)
+                endShared()
+                pieces.prometheus.append(prometheusHeader)
+                pieces.openMetrics.append(DeflatedPiece(compressing: [openHeader[0..<openHeader.count]]))
+            }
+            text.writeSamples(family, flushingAt: stretchBytes) { shared.add($0) }
+        }
+        endShared()
         return pieces
-    }
-
-    /// A part of the page: spelled alike in both formats (a range of the Prometheus text), or
-    /// a family's header lines, which differ (a range of each format's text).
-    private enum Segment {
-        case shared(Range<Int>)
-        case differing(plain: Range<Int>, open: Range<Int>)
     }
 
     /// The cached Prometheus 0.0.4 text (without the live tail).
