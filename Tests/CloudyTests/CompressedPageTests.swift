@@ -78,23 +78,28 @@ final class CompressedPageTests: XCTestCase {
     }
 
     /// Families longer than a stretch (`RenderedMetrics.stretchBytes`), with a counter between
-    /// them (its header lines differ per format and end the shared piece): both formats and both
-    /// gzip members read back as the writer spells the page.
+    /// them (its header lines differ per format and end a shared piece already given several
+    /// stretches): both formats and both gzip members read back as the writer spells the page.
     func testAPageOfFamiliesLongerThanAStretchReadsBackWhole() throws {
         var page = MetricFamilies()
-        let long = MetricDescriptor("weather_forecast_hourly_temperature_celsius", .gauge, "Air temperature.")
-        let counter = MetricDescriptor("weather_answers", .counter, "Answers.")
+        // In the page's (name) order: daily, then the counter, then hourly.
+        let daily = MetricDescriptor("weather_forecast_daily_temperature_max_celsius", .gauge, "Highest.")
+        let counter = MetricDescriptor("weather_forecast_hourly_answers", .counter, "Answers.")
+        let hourly = MetricDescriptor("weather_forecast_hourly_temperature_celsius", .gauge, "Air temperature.")
         for place in 0..<3_000 {
-            for hour in 1...2 {
-                page.add(long, labels: [("location", "Place \(place)"), ("hour", "\(hour)")], value: Double(place) / 4)
+            for step in 1...2 {
+                let location = ("location", "Place \(place)")
+                page.add(daily, labels: [location, ("day", "\(step)")], value: Double(place) / 4)
+                page.add(hourly, labels: [location, ("hour", "\(step)")], value: Double(place) / 8)
             }
             page.add(counter, labels: [("location", "Place \(place)")], value: 2, suffix: "_total")
-            page.add(
-                MetricDescriptor("weather_up", .gauge, "Up."), labels: [("location", "Place \(place)")], value: 1)
         }
-        var writer = ExpositionWriter()
-        writer.writeSamples(try XCTUnwrap(page.sorted().first { $0.descriptor == long }))
-        XCTAssertGreaterThan(writer.count, RenderedMetrics.stretchBytes, "one family is longer than a stretch")
+        XCTAssertEqual(page.sorted().map(\.descriptor), [daily, counter, hourly])
+        for family in [daily, hourly] {
+            var writer = ExpositionWriter()
+            writer.writeSamples(try XCTUnwrap(page.families.first { $0.descriptor == family }))
+            XCTAssertGreaterThan(writer.count, RenderedMetrics.stretchBytes, "\(family.name) is longer than a stretch")
+        }
         let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() })
         for format in [ExpositionFormat.prometheus, .openMetrics] {
             var expected = ExpositionWriter()

@@ -71,6 +71,10 @@ final class OpenMeteoBatchingTests: XCTestCase {
                 "open-meteo request: ", "open-meteo answer: 200, \(body.count) bytes",
                 "open-meteo request: ", "open-meteo answer: 200, \(body.count) bytes",
             ])
+        XCTAssertEqual(Set(exchanges.map { "\($0.metadata["places"] ?? "")" }), ["1"], "one place per batch here")
+        // No answer at all: why, as the `code` label of cloudy_exporter_upstream_requests_total has it.
+        XCTAssertEqual(OpenMeteoBatches.summary(.failure(HTTPClientError(.timeout, "after 5 s"))), "timeout")
+        XCTAssertEqual(OpenMeteoBatches.summary(.failure(HTTPClientError(.tooLarge, "64 MB"))), "too_large")
     }
 
     func testA429StopsTheRestOfTheRefresh() throws {

@@ -119,7 +119,8 @@ public struct DeflatedPiece: Sendable {
 
     /// Compresses the concatenation of `chunks` (no contiguous copy of the text is made).
     public init(compressing chunks: [ArraySlice<UInt8>], level: Int32 = GzipBody.level) {
-        let deflater = PieceDeflater(level: level)
+        // Room for a short piece (a family's header lines) as it is, for a long one to start with.
+        let deflater = PieceDeflater(level: level, room: min(64 * 1024, chunks.reduce(64) { $0 + $1.count }))
         for chunk in chunks { deflater.add(chunk) }
         self = deflater.finish()
     }
@@ -140,11 +141,13 @@ final class PieceDeflater {
     private var crc = UInt32(crc32(0, nil, 0))
     /// Bytes of text taken so far.
     private(set) var length = 0
+    private var finished = false
 
-    init(level: Int32 = GzipBody.level) {
+    /// `room`: the bytes of output to make room for first (more is made as needed).
+    init(level: Int32 = GzipBody.level, room: Int = 64 * 1024) {
         stream.initialize(to: z_stream())
         guard cloudy_deflate_init_raw(stream, level) == Z_OK else { fatalError("zlib deflateInit2 failed") }
-        out.reserveCapacity(64 * 1024)
+        out.reserveCapacity(room)
     }
 
     deinit {
@@ -155,11 +158,14 @@ final class PieceDeflater {
 
     /// Compresses `text` after what came before (its output may wait inside zlib for more).
     func add(_ text: ArraySlice<UInt8>) {
+        precondition(!finished, "a finished piece takes no more text")
         text.withUnsafeBufferPointer { compress(UnsafeRawBufferPointer($0), flush: Z_NO_FLUSH) }
     }
 
     /// The piece: everything added, ending with a sync flush. The deflater is done after this.
     func finish() -> DeflatedPiece {
+        precondition(!finished, "a piece is finished once")
+        finished = true
         compress(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_SYNC_FLUSH)
         return DeflatedPiece(deflated: out, crc: crc, length: length)
     }
@@ -176,7 +182,7 @@ final class PieceDeflater {
         stream.pointee.next_in = UnsafeMutablePointer(mutating: text.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(text.count)
         repeat {
-            if out.writableBytes < 16 * 1024 { out.reserveCapacity(out.writerIndex + max(64 * 1024, out.writerIndex)) }
+            if out.writableBytes < 1024 { out.reserveCapacity(out.writerIndex + max(16 * 1024, out.writerIndex)) }
             let produced: Int = out.withUnsafeMutableWritableBytes { target in
                 stream.pointee.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(target.count)

@@ -79,9 +79,10 @@ public struct RenderedMetrics: Sendable {
         var openMetrics: [DeflatedPiece] = []
     }
 
-    /// The text of a run is compressed a stretch of about this many bytes at a time, in the
-    /// same room: a W1000 page's 18 MB never stands whole in memory, and no room is grown for
-    /// it (growing it, and the fresh pages the kernel zeroed for it, cost a tenth of a refresh).
+    /// The text of a run is compressed a stretch of about this many bytes at a time, and the
+    /// writer's room is used again for the next: a run's 2 MB of text is no longer written into
+    /// room that doubled as it grew (growing it, and the fresh pages the kernel zeroed and
+    /// unmapped for it, cost a sixth of a W1000 refresh's CPU).
     static let stretchBytes = 256 * 1024
 
     /// One run of families as deflated pieces of each format: the text both formats spell alike
@@ -94,16 +95,22 @@ public struct RenderedMetrics: Sendable {
         var pieces = Pieces()
         var text = ExpositionWriter(capacity: stretchBytes + 16 * 1024)
         var openHeader = ExpositionWriter(capacity: 1024)
-        var shared = PieceDeflater()
-        /// Ends the shared piece with the text written so far (none when it is empty).
+        // The piece both formats share, made when it is first given text (zlib's state is
+        // ~256 KB to set up; a run's last piece, or one before a header, may get none).
+        var shared: PieceDeflater?
+        func share(_ stretch: ArraySlice<UInt8>) {
+            guard !stretch.isEmpty else { return }
+            if shared == nil { shared = PieceDeflater() }
+            shared?.add(stretch)
+        }
+        /// Ends the shared piece with the text written so far.
         func endShared() {
-            shared.add(text[0..<text.count])
+            share(text[0..<text.count])
             text.removeAll()
-            guard shared.length > 0 else { return }
-            let piece = shared.finish()
+            guard let piece = shared?.finish() else { return }
             pieces.prometheus.append(piece)
             pieces.openMetrics.append(piece)
-            shared = PieceDeflater()
+            shared = nil
         }
         for family in families {
             let header = text.count
@@ -117,7 +124,7 @@ public struct RenderedMetrics: Sendable {
                 pieces.prometheus.append(prometheusHeader)
                 pieces.openMetrics.append(DeflatedPiece(compressing: [openHeader[0..<openHeader.count]]))
             }
-            text.writeSamples(family, flushingAt: stretchBytes) { shared.add($0) }
+            text.writeSamples(family, flushingAt: stretchBytes) { share($0) }
         }
         endShared()
         return pieces
