@@ -1,14 +1,19 @@
 import Foundation
 import XCTest
 
-/// Certificates for the TLS tests, made once per test run by Debian's `openssl` through
+/// Certificates for the TLS tests, made once per test process by Debian's `openssl` through
 /// Tests/Support/make-test-certificates (nothing is checked in): a CA, a server certificate
 /// for localhost and 127.0.0.1, a client certificate from the CA, one from another CA, an
-/// expired one, and a second server certificate for rotation.
+/// expired one, and a second server certificate for rotation. The directory is removed when
+/// the process exits (`swift test --parallel` runs a process per test case: ~1,500 of them had
+/// piled up in /tmp here).
 enum TestCertificates {
+    private static let location = FileManager.default.temporaryDirectory
+        .appendingPathComponent("cloudy-certs-\(UUID().uuidString)")
+
     private static let made: Result<URL, Error> = Result {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cloudy-certs-\(UUID().uuidString)")
+        let directory = location
+        atexit { try? FileManager.default.removeItem(at: TestCertificates.location) }
         let script = TestPaths.packageRoot.appendingPathComponent("Tests/Support/make-test-certificates").path
         let result = try runProgram("/bin/bash", [script, directory.path])
         guard result.status == 0 else {
