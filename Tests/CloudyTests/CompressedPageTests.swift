@@ -100,16 +100,25 @@ final class CompressedPageTests: XCTestCase {
             writer.writeSamples(try XCTUnwrap(page.families.first { $0.descriptor == family }))
             XCTAssertGreaterThan(writer.count, RenderedMetrics.stretchBytes, "\(family.name) is longer than a stretch")
         }
-        let rendered = RenderedMetrics(page: page, processMetrics: { MetricFamilies() })
-        for format in [ExpositionFormat.prometheus, .openMetrics] {
-            var expected = ExpositionWriter()
-            for family in page.sorted() { expected.write(family, format: format) }
-            let text = format == .prometheus ? rendered.prometheus : rendered.openMetrics
-            // Compared whole (a mismatch would print megabytes).
-            XCTAssertTrue(Array(text.readableBytesView) == expected.bytes, "\(format): the writer's text")
-            let gzip = rendered.gzip(format)
-            let member = Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])
-            XCTAssertTrue(Gunzip.decompress(member) == expected.bytes, "\(format): its gzip member reads back")
-        }
+        assertIsTheWritersText(RenderedMetrics(page: page, processMetrics: { MetricFamilies() }), of: page)
+    }
+}
+
+/// `rendered` reads back, in both formats and through both gzip members, as the writer spells
+/// `page` family after family. Compared whole: a mismatch would print megabytes.
+func assertIsTheWritersText(
+    _ rendered: RenderedMetrics, of page: MetricFamilies, file: StaticString = #filePath, line: UInt = #line
+) {
+    for format in [ExpositionFormat.prometheus, .openMetrics] {
+        var expected = ExpositionWriter()
+        for family in page.sorted() { expected.write(family, format: format) }
+        let text = format == .prometheus ? rendered.prometheus : rendered.openMetrics
+        XCTAssertTrue(
+            Array(text.readableBytesView) == expected.bytes, "\(format): the writer's text", file: file, line: line)
+        let gzip = rendered.gzip(format)
+        let member = Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])
+        XCTAssertTrue(
+            Gunzip.decompress(member) == expected.bytes, "\(format): its gzip member reads back", file: file, line: line
+        )
     }
 }

@@ -190,15 +190,7 @@ final class ExpositionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(runs.count, 3, "the page is cut into several runs")
         XCTAssertEqual(runs.map(\.count).reduce(0, +), page.families.count)
         let rendered = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page, samplesPerRun: 1_000)
-        for format in [ExpositionFormat.prometheus, .openMetrics] {
-            var writer = ExpositionWriter()
-            for family in page.sorted() { writer.write(family, format: format) }
-            let text = format == .prometheus ? rendered.prometheus : rendered.openMetrics
-            XCTAssertEqual(Array(text.readableBytesView), writer.bytes, "\(format)")
-            let gzip = rendered.gzip(format)
-            XCTAssertEqual(
-                Gunzip.decompress(Array(gzip.prefix.readableBytesView) + gzip.suffix(appending: [])), writer.bytes)
-        }
+        assertIsTheWritersText(rendered, of: page)
     }
 
     /// The plain text is inflated from the gzip member when first read, kept while plain scrapes

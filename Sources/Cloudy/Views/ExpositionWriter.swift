@@ -49,8 +49,7 @@ public struct ExpositionWriter {
 
     /// The sample lines, spelled the same in both formats.
     public mutating func writeSamples(_ family: MetricFamily) {
-        let name = Array(family.descriptor.name.utf8)
-        for sample in family.samples { write(sample, named: name) }
+        writeSamples(family, flushingAt: .max) { _ in }
     }
 
     /// The sample lines, handed to `flush` whenever `flushAt` bytes or more are written, and the
