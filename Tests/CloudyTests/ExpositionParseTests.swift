@@ -1,6 +1,6 @@
 import XCTest
 
-/// The tests' reader of exposition text (`Exposition.parse` in EndToEndSupport.swift): every
+/// The tests' reader of exposition text (`Exposition.parse`, Exposition.swift): every
 /// end-to-end check of a value goes through it, so its rules are pinned here.
 final class ExpositionParseTests: XCTestCase {
     func testEachSampleLineIsSeriesBeforeTheLastSpaceAndValueAfter() {
