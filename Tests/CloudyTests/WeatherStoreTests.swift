@@ -34,6 +34,28 @@ final class WeatherStoreTests: XCTestCase {
         XCTAssertTrue(store.rendered.readiness.answer.contains("open-meteo: HTTP 503"))
     }
 
+    /// A refused reload is on the page as soon as the reload has rendered, even when a refresh's
+    /// render read the telemetry before the refusal, took a later time, and publishes last (a
+    /// race `ThresholdsEndToEndTests` met on a busy machine).
+    func testARefusedReloadIsNotHiddenByARenderThatReadTheTelemetryBefore() throws {
+        let store = WeatherStore(
+            config: Config(places: [Place(name: "Berlin", latitude: 52.52, longitude: 13.41)]),
+            telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
+            processMetrics: { MetricFamilies() })
+        let reloadOK = "cloudy_exporter_config_last_reload_successful"
+        let held = FirstTime()
+        store.beforePublishing.withLockedValue { hook in
+            hook = { [store] in
+                guard held.take() else { return }
+                store.recordReload(successful: false, at: 50)
+                store.render(now: 50)
+            }
+        }
+        store.render(now: 60)  // the refresh's, built before the refusal and published after
+        let page = Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
+        XCTAssertEqual(page[reloadOK], 0, "the refusal stays on the page")
+    }
+
     /// An alert carried in the weather answer leaves the page at its expiry: the weather feed's
     /// re-render timer is armed for it, not only for the weather going stale.
     func testACarriedAlertsExpiryIsWhenTheWeathersPageChangesNext() {

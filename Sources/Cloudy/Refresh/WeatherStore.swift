@@ -13,7 +13,8 @@ public final class WeatherStore: Sendable {
         var quietPeriod: QuietPeriod?
         /// The warning sources' last lists (`WeatherStore+Warnings`).
         var warnings = WarningBoard()
-        /// Counts the changes to `config`, `statuses`, `quietPeriod` and `warnings`.
+        /// Counts the changes to `config`, `statuses`, `quietPeriod` and `warnings`, and the
+        /// reloads recorded in the telemetry.
         var generation = 0
         /// The `generation` `rendered` was built from.
         var renderedGeneration = 0
@@ -103,6 +104,14 @@ public final class WeatherStore: Sendable {
             }
             state.warnings.keep(only: Self.warningAsks(state.statuses, config.warnings))
         }
+    }
+
+    /// Records a config reload's outcome in the telemetry, counted as a change of state: a
+    /// render of the refresh that read the telemetry before it, and took a later time than the
+    /// reload, cannot then publish the old outcome over the reload's own render.
+    public func recordReload(successful: Bool, at now: Double) {
+        telemetry.recordReload(successful: successful, at: now)
+        state.withLockedValue { $0.generation += 1 }
     }
 
     /// Puts every place under the provider's quiet period, or (nil) lifts it.
