@@ -17,6 +17,12 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
         // start, once per fake.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, "--port", "0", "--quiet", "--latency-ms", String(latencyMilliseconds)]
+        // Its modules compiled once and kept under .build, not beside the sources, even where
+        // PYTHONDONTWRITEBYTECODE is set: ~20 ms less for each of the suite's ~80 fakes.
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = nil
+        environment["PYTHONPYCACHEPREFIX"] = TestPaths.packageRoot.appendingPathComponent(".build/pycache").path
+        process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
