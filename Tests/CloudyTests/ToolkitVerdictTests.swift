@@ -65,11 +65,14 @@ extension WebConfigLoaderTests {
     }
 
     /// The number in the warning is measured here, not written in: the estimate for cost 11
-    /// from the cost-8 measurement is within a factor of 1.5 of a real check at cost 11.
+    /// from the cost-8 measurement is within a factor of 1.5 of a real check at cost 11. Both
+    /// are taken three times, in turns, and the least of each kept: a busy host only ever makes
+    /// a measurement longer, and once made the estimate alone 1.7 × the check measured after it.
     func testTheLoginCostIsMeasuredOnThisMachine() {
-        let estimate = Bcrypt.cpuSeconds(cost: 11)
+        var estimate = Double.infinity
         var actual = Double.infinity
-        for _ in 0..<2 {
+        for _ in 0..<3 {
+            estimate = min(estimate, Bcrypt.cpuSeconds(cost: 11))
             let start = Bcrypt.threadCPUSeconds()
             _ = Bcrypt.verify(password: Array("x".utf8), hash: Bcrypt.dummyHash(cost: 11))
             actual = min(actual, Bcrypt.threadCPUSeconds() - start)
