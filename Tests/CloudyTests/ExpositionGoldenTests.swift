@@ -70,7 +70,7 @@ final class ExpositionGoldenTests: XCTestCase {
         return RenderedPages(
             config: config, statuses: statuses,
             warnings: try WarningFixtures.board([("Berlin", .dwd), ("New York", .nws)], at: Self.fetchedAt),
-            telemetry: telemetry, telemetryPath: "/metrics",
+            telemetry: telemetry.read(), telemetryPath: "/metrics",
             now: Self.fetchedAt + 60, processMetrics: ProcessMetrics.page
         ).metrics
     }
@@ -131,7 +131,7 @@ final class ExpositionGoldenTests: XCTestCase {
         config.refresh.staleAfter = 1800
         let text = String(
             buffer: RenderedPages(
-                config: config, statuses: statuses, telemetry: telemetry,
+                config: config, statuses: statuses, telemetry: telemetry.read(),
                 telemetryPath: "/metrics", now: Self.fetchedAt + 1801,
                 processMetrics: ProcessMetrics.page
             ).metrics.prometheus)

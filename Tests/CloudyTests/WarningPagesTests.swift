@@ -18,7 +18,7 @@ final class WarningPagesTests: XCTestCase {
         config.warnings = settings
         let statuses = places.map { PlaceStatus(place: $0, lastAttempt: now - 60, lastError: "open-meteo: timeout") }
         return RenderedPages(
-            config: config, statuses: statuses, warnings: board, telemetry: ExporterTelemetry(startedAt: 0),
+            config: config, statuses: statuses, warnings: board, telemetry: ExporterTelemetry(startedAt: 0).read(),
             telemetryPath: "/metrics", now: now, processMetrics: { MetricFamilies() })
     }
 
@@ -119,7 +119,7 @@ final class WarningPagesTests: XCTestCase {
         let render = { (at: Double) in
             String(
                 buffer: RenderedPages(
-                    config: config, statuses: [status], telemetry: ExporterTelemetry(startedAt: 0),
+                    config: config, statuses: [status], telemetry: ExporterTelemetry(startedAt: 0).read(),
                     telemetryPath: "/metrics", now: at, processMetrics: { MetricFamilies() }
                 ).metrics.prometheus)
         }

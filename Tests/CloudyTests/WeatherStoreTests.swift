@@ -8,22 +8,14 @@ import XCTest
 final class WeatherStoreTests: XCTestCase {
     func testARenderOfOlderStateNeverReplacesANewerOne() throws {
         let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
-        let config = Config(places: [berlin])
-        let store = WeatherStore(
-            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
-            processMetrics: { MetricFamilies() })
+        let store = Self.store()
         // The first render is held between building its pages and publishing them while the
         // state changes and a second render runs to the end: the interleaving of a reload's
         // render with a refresh's.
-        let held = FirstTime()
-        store.beforePublishing.withLockedValue { hook in
-            hook = { [store] in
-                guard held.take() else { return }
-                store.record(
-                    [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo: HTTP 503")))],
-                    at: 1)
-                store.render(now: 1)
-            }
+        held(store) {
+            store.record(
+                [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo: HTTP 503")))], at: 1)
+            store.render(now: 1)
         }
         store.render(now: 1)
         XCTAssertTrue(
@@ -38,22 +30,53 @@ final class WeatherStoreTests: XCTestCase {
     /// render read the telemetry before the refusal, took a later time, and publishes last (a
     /// race `ThresholdsEndToEndTests` met on a busy machine).
     func testARefusedReloadIsNotHiddenByARenderThatReadTheTelemetryBefore() throws {
-        let store = WeatherStore(
+        let store = Self.store()
+        held(store) {
+            store.telemetry.recordReload(successful: false, at: 50)
+            store.render(now: 50)
+        }
+        store.render(now: 60)  // the refresh's: it reads the telemetry first and publishes last
+        XCTAssertEqual(Self.page(store)["cloudy_exporter_config_last_reload_successful"], 0, "the refusal stays")
+    }
+
+    /// A counter on the page never goes back, which Prometheus would take for a reset (and
+    /// count the whole counter again in `rate`): a render that read it before a newer render
+    /// published is not published after it.
+    func testACounterNeverGoesBackWhenRendersOverlap() throws {
+        let store = Self.store()
+        let requests = #"cloudy_exporter_upstream_requests_total{provider="open-meteo",code="200"}"#
+        store.telemetry.recordUpstream(provider: "open-meteo", code: "200")
+        held(store) {
+            store.telemetry.recordUpstream(provider: "open-meteo", code: "200")
+            store.render(now: 10)  // another feed's render, after the second request
+        }
+        store.render(now: 10)  // read one request, published last
+        XCTAssertEqual(Self.page(store)[requests], 2)
+        store.render(now: 10)
+        XCTAssertEqual(Self.page(store)[requests], 2, "and the next render shows the same")
+    }
+
+    static func store() -> WeatherStore {
+        WeatherStore(
             config: Config(places: [Place(name: "Berlin", latitude: 52.52, longitude: 13.41)]),
             telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
             processMetrics: { MetricFamilies() })
-        let reloadOK = "cloudy_exporter_config_last_reload_successful"
-        let held = FirstTime()
+    }
+
+    static func page(_ store: WeatherStore) -> [String: Double] {
+        Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
+    }
+
+    /// Holds the next render between building its pages and publishing them while `meanwhile`
+    /// runs (the interleaving of two renders on two threads, made deterministic).
+    func held(_ store: WeatherStore, meanwhile: @escaping @Sendable () -> Void) {
+        let first = FirstTime()
         store.beforePublishing.withLockedValue { hook in
-            hook = { [store] in
-                guard held.take() else { return }
-                store.recordReload(successful: false, at: 50)
-                store.render(now: 50)
+            hook = {
+                guard first.take() else { return }
+                meanwhile()
             }
         }
-        store.render(now: 60)  // the refresh's, built before the refusal and published after
-        let page = Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
-        XCTAssertEqual(page[reloadOK], 0, "the refusal stays on the page")
     }
 
     /// An alert carried in the weather answer leaves the page at its expiry: the weather feed's

@@ -33,13 +33,13 @@ final class ConfigReloader: Sendable {
             let previous = store.config
             store.telemetry.recordPlan(RefreshPlan(config))
             store.replaceConfig(config)
-            store.recordReload(successful: true, at: now)
+            store.telemetry.recordReload(successful: true, at: now)
             store.render(now: now)
             feeds.apply(config, previous: previous)
             logger.info("config reloaded", metadata: ["places": "\(config.places.count)"])
             return nil
         } catch {
-            store.recordReload(successful: false, at: now)
+            store.telemetry.recordReload(successful: false, at: now)
             store.render(now: now)
             logger.error("config reload refused; the old config keeps running", metadata: ["reason": "\(error)"])
             return error.description

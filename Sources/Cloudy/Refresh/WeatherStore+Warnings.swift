@@ -7,7 +7,6 @@ extension WeatherStore {
         source: WarningSourceName, _ outcomes: [(Place, Result<[WeatherWarning], WeatherFetchError>)], at now: Double
     ) {
         state.withLockedValue { state in
-            state.generation += 1
             var configured: [String: Place] = [:]
             for place in state.config.places { configured[place.name] = place }
             for (place, outcome) in outcomes where configured[place.name] == place {

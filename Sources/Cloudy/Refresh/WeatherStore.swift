@@ -13,11 +13,12 @@ public final class WeatherStore: Sendable {
         var quietPeriod: QuietPeriod?
         /// The warning sources' last lists (`WeatherStore+Warnings`).
         var warnings = WarningBoard()
-        /// Counts the changes to `config`, `statuses`, `quietPeriod` and `warnings`, and the
-        /// reloads recorded in the telemetry.
-        var generation = 0
-        /// The `generation` `rendered` was built from.
-        var renderedGeneration = 0
+        /// Numbers the renders in the order they read the state and the telemetry (`render`).
+        var renderTickets = 0
+        /// The latest time a render was asked for: no render shows an earlier one.
+        var latestRenderTime: Double
+        /// The ticket of the render `rendered` came from.
+        var renderedTicket = 0
     }
 
     public let telemetry: ExporterTelemetry
@@ -38,9 +39,10 @@ public final class WeatherStore: Sendable {
         self.processMetrics = processMetrics
         let statuses = config.places.map { PlaceStatus(place: $0) }
         let rendered = RenderedPages(
-            config: config, statuses: statuses, telemetry: telemetry,
+            config: config, statuses: statuses, telemetry: telemetry.read(),
             telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
-        state = NIOLockedValueBox(State(config: config, statuses: statuses, rendered: rendered, renderedAt: now))
+        state = NIOLockedValueBox(
+            State(config: config, statuses: statuses, rendered: rendered, renderedAt: now, latestRenderTime: now))
     }
 
     public var rendered: RenderedPages { state.withLockedValue { $0.rendered } }
@@ -54,7 +56,6 @@ public final class WeatherStore: Sendable {
         at now: Double
     ) {
         state.withLockedValue { state in
-            state.generation += 1
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
             for (place, location, outcome) in outcomes {
@@ -73,11 +74,9 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// Changes the statuses through `change` (`WeatherStore+AirQuality.swift`), counted as a
-    /// change of state so the next render publishes it.
+    /// Changes the statuses through `change` (`WeatherStore+AirQuality.swift`).
     func updateStatuses(_ change: (inout [PlaceStatus]) -> Void) {
         state.withLockedValue { state in
-            state.generation += 1
             change(&state.statuses)
         }
     }
@@ -86,7 +85,6 @@ public final class WeatherStore: Sendable {
     /// removed ones vanish, added ones wait for their first refresh.
     public func replaceConfig(_ config: Config) {
         state.withLockedValue { state in
-            state.generation += 1
             var previous: [String: PlaceStatus] = [:]
             for status in state.statuses { previous[status.place.name] = status }
             state.config = config
@@ -106,18 +104,9 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// Records a config reload's outcome in the telemetry, counted as a change of state: a
-    /// render of the refresh that read the telemetry before it, and took a later time than the
-    /// reload, cannot then publish the old outcome over the reload's own render.
-    public func recordReload(successful: Bool, at now: Double) {
-        telemetry.recordReload(successful: successful, at: now)
-        state.withLockedValue { $0.generation += 1 }
-    }
-
     /// Puts every place under the provider's quiet period, or (nil) lifts it.
     public func setQuietPeriod(_ quietPeriod: QuietPeriod?) {
         state.withLockedValue { state in
-            state.generation += 1
             state.quietPeriod = quietPeriod
             for index in state.statuses.indices { state.statuses[index].quietPeriod = quietPeriod }
         }
@@ -138,25 +127,30 @@ public final class WeatherStore: Sendable {
     }
 
     /// Renders the pages from the current state. Called after every refresh and reload, and
-    /// when a place's weather goes stale; never per scrape. Renders run on the refresh queue and
-    /// on the reload's thread, so two can overlap: the pages are published only when no render
-    /// of newer state (or of the same state at a later time) has been published meanwhile.
+    /// when a place's weather goes stale; never per scrape. Renders run on each feed's queue and
+    /// on the reload's thread, so several can overlap. Each reads the state and the telemetry
+    /// together, under the store's lock, and takes a ticket there; its pages are published only
+    /// if no render with a later ticket was published meanwhile. So the page never goes back:
+    /// not to older weather, not to a counter's older value (which Prometheus would take for a
+    /// reset), not to a reload's earlier outcome, not to an earlier time.
     public func render(now: Double) {
-        let (config, statuses, warnings, generation) = state.withLockedValue {
-            ($0.config, $0.statuses, $0.warnings, $0.generation)
+        let (config, statuses, warnings, reading, now, ticket) = state.withLockedValue { state in
+            state.renderTickets += 1
+            state.latestRenderTime = max(state.latestRenderTime, now)
+            return (
+                state.config, state.statuses, state.warnings, telemetry.read(), state.latestRenderTime,
+                state.renderTickets
+            )
         }
         let rendered = RenderedPages(
-            config: config, statuses: statuses, warnings: warnings, telemetry: telemetry,
+            config: config, statuses: statuses, warnings: warnings, telemetry: reading,
             telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         beforePublishing.withLockedValue { $0 }?()
         state.withLockedValue { state in
-            guard
-                generation > state.renderedGeneration
-                    || (generation == state.renderedGeneration && now >= state.renderedAt)
-            else { return }
+            guard ticket > state.renderedTicket else { return }
             state.rendered = rendered
             state.renderedAt = now
-            state.renderedGeneration = generation
+            state.renderedTicket = ticket
         }
     }
 }

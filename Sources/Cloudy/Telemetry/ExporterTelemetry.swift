@@ -5,7 +5,8 @@ import NIOConcurrencyHelpers
 public final class ExporterTelemetry: UpstreamRecording, Sendable {
     public static let refreshBuckets: [Double] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
-    struct State {
+    /// The telemetry at one moment (`read()`): what a rendering shows.
+    public struct Reading: Sendable {
         var upstream: [String: [String: Int]] = [:]  // provider → code → count
         var bucketCounts = [Int](repeating: 0, count: ExporterTelemetry.refreshBuckets.count)
         var refreshCount = 0
@@ -17,10 +18,10 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         var plan: RefreshPlan?
     }
 
-    private let state: NIOLockedValueBox<State>
+    private let state: NIOLockedValueBox<Reading>
 
     public init(startedAt: Double) {
-        state = NIOLockedValueBox(State(reloadSuccessTimestamp: startedAt))
+        state = NIOLockedValueBox(Reading(reloadSuccessTimestamp: startedAt))
     }
 
     public func recordUpstream(provider: String, code: String) {
@@ -56,7 +57,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         "cloudy_exporter_upstream_planned_calls", .gauge,
         "Calls the current schedule spends per window, as planned before they are sent.")
 
-    private static func addQuotaSamples(_ state: State, to page: inout MetricFamilies) {
+    fileprivate static func addQuotaSamples(_ state: Reading, to page: inout MetricFamilies) {
         var calls = state.calls
         if let plan = state.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
         page.declare(upstreamCalls)
@@ -115,36 +116,47 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         "cloudy_exporter_shard_info", .gauge,
         "The shard this replica serves (--shard or shard:) and how many shards it believes exist; always 1.")
 
+    public func read() -> Reading { state.withLockedValue { $0 } }
+
     public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
-        let state = state.withLockedValue { $0 }
+        read().addSamples(to: &page, refreshInterval: refreshInterval, shard: shard)
+    }
+}
+
+/// Shorter names for the families below.
+private typealias Families = ExporterTelemetry
+
+extension ExporterTelemetry.Reading {
+    /// The exporter's own families as of this reading.
+    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
         page.add(
-            Self.buildInfo,
+            Families.buildInfo,
             labels: [
                 ("version", BuildInfo.version), ("revision", BuildInfo.revision),
                 ("swift_version", BuildInfo.swiftVersion),
             ], value: 1)
-        page.add(Self.interval, value: refreshInterval)
-        for (index, bound) in Self.refreshBuckets.enumerated() {
+        page.add(Families.interval, value: refreshInterval)
+        for (index, bound) in Families.refreshBuckets.enumerated() {
             page.add(
-                Self.duration, labels: [("le", SampleValue.format(bound))], value: Double(state.bucketCounts[index]),
+                Families.duration, labels: [("le", SampleValue.format(bound))], value: Double(bucketCounts[index]),
                 suffix: "_bucket")
         }
-        page.add(Self.duration, labels: [("le", "+Inf")], value: Double(state.refreshCount), suffix: "_bucket")
-        page.add(Self.duration, value: state.refreshSum, suffix: "_sum")
-        page.add(Self.duration, value: Double(state.refreshCount), suffix: "_count")
-        page.declare(Self.upstream)
-        for provider in state.upstream.keys.sorted() {
-            for (code, count) in state.upstream[provider]!.sorted(by: { $0.key < $1.key }) {
+        page.add(Families.duration, labels: [("le", "+Inf")], value: Double(refreshCount), suffix: "_bucket")
+        page.add(Families.duration, value: refreshSum, suffix: "_sum")
+        page.add(Families.duration, value: Double(refreshCount), suffix: "_count")
+        page.declare(Families.upstream)
+        for provider in upstream.keys.sorted() {
+            for (code, count) in upstream[provider]!.sorted(by: { $0.key < $1.key }) {
                 page.add(
-                    Self.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
+                    Families.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
                     suffix: "_total")
             }
         }
-        page.add(Self.reloadOK, value: state.reloadSuccessful ? 1 : 0)
-        page.add(Self.reloadTime, value: state.reloadSuccessTimestamp)
+        page.add(Families.reloadOK, value: reloadSuccessful ? 1 : 0)
+        page.add(Families.reloadTime, value: reloadSuccessTimestamp)
         page.add(
-            Self.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
+            Families.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
-        Self.addQuotaSamples(state, to: &page)
+        Families.addQuotaSamples(self, to: &page)
     }
 }

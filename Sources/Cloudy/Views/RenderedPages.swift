@@ -12,7 +12,7 @@ public final class RenderedPages: Sendable {
     /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
     public init(
         config: Config, statuses: [PlaceStatus], warnings board: WarningBoard = WarningBoard(),
-        telemetry: ExporterTelemetry, telemetryPath: String, now: Double,
+        telemetry: ExporterTelemetry.Reading, telemetryPath: String, now: Double,
         processMetrics: @escaping @Sendable () -> MetricFamilies
     ) {
         var page = MetricFamilies()
