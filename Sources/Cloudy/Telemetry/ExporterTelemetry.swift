@@ -123,40 +123,40 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     }
 }
 
-/// Shorter names for the families below.
-private typealias Families = ExporterTelemetry
+/// The families below are `ExporterTelemetry`'s.
+private typealias Telemetry = ExporterTelemetry
 
 extension ExporterTelemetry.Reading {
     /// The exporter's own families as of this reading.
     public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
         page.add(
-            Families.buildInfo,
+            Telemetry.buildInfo,
             labels: [
                 ("version", BuildInfo.version), ("revision", BuildInfo.revision),
                 ("swift_version", BuildInfo.swiftVersion),
             ], value: 1)
-        page.add(Families.interval, value: refreshInterval)
-        for (index, bound) in Families.refreshBuckets.enumerated() {
+        page.add(Telemetry.interval, value: refreshInterval)
+        for (index, bound) in Telemetry.refreshBuckets.enumerated() {
             page.add(
-                Families.duration, labels: [("le", SampleValue.format(bound))], value: Double(bucketCounts[index]),
+                Telemetry.duration, labels: [("le", SampleValue.format(bound))], value: Double(bucketCounts[index]),
                 suffix: "_bucket")
         }
-        page.add(Families.duration, labels: [("le", "+Inf")], value: Double(refreshCount), suffix: "_bucket")
-        page.add(Families.duration, value: refreshSum, suffix: "_sum")
-        page.add(Families.duration, value: Double(refreshCount), suffix: "_count")
-        page.declare(Families.upstream)
+        page.add(Telemetry.duration, labels: [("le", "+Inf")], value: Double(refreshCount), suffix: "_bucket")
+        page.add(Telemetry.duration, value: refreshSum, suffix: "_sum")
+        page.add(Telemetry.duration, value: Double(refreshCount), suffix: "_count")
+        page.declare(Telemetry.upstream)
         for provider in upstream.keys.sorted() {
             for (code, count) in upstream[provider]!.sorted(by: { $0.key < $1.key }) {
                 page.add(
-                    Families.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
+                    Telemetry.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
                     suffix: "_total")
             }
         }
-        page.add(Families.reloadOK, value: reloadSuccessful ? 1 : 0)
-        page.add(Families.reloadTime, value: reloadSuccessTimestamp)
+        page.add(Telemetry.reloadOK, value: reloadSuccessful ? 1 : 0)
+        page.add(Telemetry.reloadTime, value: reloadSuccessTimestamp)
         page.add(
-            Families.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
+            Telemetry.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
-        Families.addQuotaSamples(self, to: &page)
+        Telemetry.addQuotaSamples(self, to: &page)
     }
 }
