@@ -28,7 +28,7 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
     /// `cloudy_exporter_upstream_requests_total{provider, code}` as the exporter's page shows it.
     func requestsOnThePage(_ provider: String, code: String) -> Double? {
         var page = MetricFamilies()
-        telemetry.addSamples(to: &page, refreshInterval: 600, shard: .all)
+        telemetry.read().addSamples(to: &page, refreshInterval: 600, shard: .all)
         let text = String(buffer: RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheus)
         return Exposition.parse(text)[
             "cloudy_exporter_upstream_requests_total{provider=\"\(provider)\",code=\"\(code)\"}"]

@@ -275,7 +275,7 @@ final class QuotaPlanTests: XCTestCase {
         config.refresh.interval = 2_880
         telemetry.recordPlan(RefreshPlan(config))
         var page = MetricFamilies()
-        telemetry.addSamples(to: &page, refreshInterval: 2_880, shard: .all)
+        telemetry.read().addSamples(to: &page, refreshInterval: 2_880, shard: .all)
         func sample(_ name: String, window: String? = nil) -> Double? {
             page.families.first { $0.descriptor.name == name }?.samples.first {
                 window == nil || $0.labels.contains { $0 == ("window", window!) }

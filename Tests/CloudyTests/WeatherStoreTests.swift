@@ -24,6 +24,28 @@ final class WeatherStoreTests: XCTestCase {
         // A later render of the same state still publishes (stale series go on time).
         store.render(now: 2)
         XCTAssertTrue(store.rendered.readiness.answer.contains("open-meteo: HTTP 503"))
+        XCTAssertEqual(store.state.withLockedValue { $0.renderedAt }, 2)
+    }
+
+    /// A render asked for with a time before one already asked for (a reload takes its time
+    /// before it reads the config) renders at the later time: series gone stale stay gone.
+    func testARenderNeverShowsAnEarlierTime() {
+        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+        var config = Config(places: [berlin])
+        config.refresh.staleAfter = 1800
+        let store = WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
+            processMetrics: { MetricFamilies() })
+        let snapshot = WeatherSnapshot(current: CurrentConditions(temperatureCelsius: 3))
+        store.record([(place: berlin, location: nil, outcome: .success(snapshot))], at: 100)
+        let temperature = #"weather_temperature_celsius{location="Berlin"}"#
+        store.render(now: 1800)
+        XCTAssertEqual(Self.page(store)[temperature], 3)
+        store.render(now: 1901)
+        XCTAssertNil(Self.page(store)[temperature], "stale from 1900")
+        store.render(now: 1850)
+        XCTAssertNil(Self.page(store)[temperature], "still stale")
+        XCTAssertNil(store.nextStaleDeadline(), "its deadline is behind the page")
     }
 
     /// A refused reload is on the page as soon as the reload has rendered, even when a refresh's

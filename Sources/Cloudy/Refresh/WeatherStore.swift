@@ -130,9 +130,11 @@ public final class WeatherStore: Sendable {
     /// when a place's weather goes stale; never per scrape. Renders run on each feed's queue and
     /// on the reload's thread, so several can overlap. Each reads the state and the telemetry
     /// together, under the store's lock, and takes a ticket there; its pages are published only
-    /// if no render with a later ticket was published meanwhile. So the page never goes back:
-    /// not to older weather, not to a counter's older value (which Prometheus would take for a
-    /// reset), not to a reload's earlier outcome, not to an earlier time.
+    /// if no render with a later ticket has been published. So the page never goes back: not to
+    /// older weather, not to a counter's older value (which Prometheus would take for a reset),
+    /// not to a reload's earlier outcome. Nor to an earlier time: a render asked for with a time
+    /// before the latest one asked for (a reload takes its time before it reads the config)
+    /// renders at that latest time, or series gone stale would come back.
     public func render(now: Double) {
         let (config, statuses, warnings, reading, now, ticket) = state.withLockedValue { state in
             state.renderTickets += 1

@@ -57,16 +57,16 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         "cloudy_exporter_upstream_planned_calls", .gauge,
         "Calls the current schedule spends per window, as planned before they are sent.")
 
-    fileprivate static func addQuotaSamples(_ state: Reading, to page: inout MetricFamilies) {
-        var calls = state.calls
-        if let plan = state.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
+    fileprivate static func addQuotaSamples(_ reading: Reading, to page: inout MetricFamilies) {
+        var calls = reading.calls
+        if let plan = reading.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
         page.declare(upstreamCalls)
         for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
             // Rounded to a millionth: the sum of fractional weights carries binary noise (20.299999999999997).
             page.add(
                 upstreamCalls, labels: [("provider", provider)], value: (calls * 1e6).rounded() / 1e6, suffix: "_total")
         }
-        guard let plan = state.plan else { return }
+        guard let plan = reading.plan else { return }
         let provider = plan.provider.rawValue
         for window in QuotaWindow.allCases {
             if let limit = plan.budget.quota.limits[window] {
@@ -116,47 +116,43 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         "cloudy_exporter_shard_info", .gauge,
         "The shard this replica serves (--shard or shard:) and how many shards it believes exist; always 1.")
 
+    /// The telemetry now; a rendering reads it under the store's lock (`WeatherStore.render`).
     public func read() -> Reading { state.withLockedValue { $0 } }
-
-    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
-        read().addSamples(to: &page, refreshInterval: refreshInterval, shard: shard)
-    }
 }
-
-/// The families below are `ExporterTelemetry`'s.
-private typealias Telemetry = ExporterTelemetry
 
 extension ExporterTelemetry.Reading {
     /// The exporter's own families as of this reading.
     public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
         page.add(
-            Telemetry.buildInfo,
+            ExporterTelemetry.buildInfo,
             labels: [
                 ("version", BuildInfo.version), ("revision", BuildInfo.revision),
                 ("swift_version", BuildInfo.swiftVersion),
             ], value: 1)
-        page.add(Telemetry.interval, value: refreshInterval)
-        for (index, bound) in Telemetry.refreshBuckets.enumerated() {
+        page.add(ExporterTelemetry.interval, value: refreshInterval)
+        for (index, bound) in ExporterTelemetry.refreshBuckets.enumerated() {
             page.add(
-                Telemetry.duration, labels: [("le", SampleValue.format(bound))], value: Double(bucketCounts[index]),
+                ExporterTelemetry.duration, labels: [("le", SampleValue.format(bound))],
+                value: Double(bucketCounts[index]),
                 suffix: "_bucket")
         }
-        page.add(Telemetry.duration, labels: [("le", "+Inf")], value: Double(refreshCount), suffix: "_bucket")
-        page.add(Telemetry.duration, value: refreshSum, suffix: "_sum")
-        page.add(Telemetry.duration, value: Double(refreshCount), suffix: "_count")
-        page.declare(Telemetry.upstream)
+        page.add(ExporterTelemetry.duration, labels: [("le", "+Inf")], value: Double(refreshCount), suffix: "_bucket")
+        page.add(ExporterTelemetry.duration, value: refreshSum, suffix: "_sum")
+        page.add(ExporterTelemetry.duration, value: Double(refreshCount), suffix: "_count")
+        page.declare(ExporterTelemetry.upstream)
         for provider in upstream.keys.sorted() {
             for (code, count) in upstream[provider]!.sorted(by: { $0.key < $1.key }) {
                 page.add(
-                    Telemetry.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
+                    ExporterTelemetry.upstream, labels: [("provider", provider), ("code", code)], value: Double(count),
                     suffix: "_total")
             }
         }
-        page.add(Telemetry.reloadOK, value: reloadSuccessful ? 1 : 0)
-        page.add(Telemetry.reloadTime, value: reloadSuccessTimestamp)
+        page.add(ExporterTelemetry.reloadOK, value: reloadSuccessful ? 1 : 0)
+        page.add(ExporterTelemetry.reloadTime, value: reloadSuccessTimestamp)
         page.add(
-            Telemetry.shardInfo, labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
+            ExporterTelemetry.shardInfo,
+            labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
-        Telemetry.addQuotaSamples(self, to: &page)
+        ExporterTelemetry.addQuotaSamples(self, to: &page)
     }
 }
