@@ -16,10 +16,6 @@ final class AirQualityStoreTests: XCTestCase {
             processMetrics: { MetricFamilies() })
     }
 
-    func page(_ store: WeatherStore) -> [String: Double] {
-        Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
-    }
-
     func weather() throws -> WeatherSnapshot {
         try OpenMeteoProvider.decode(
             TestPaths.fixtureBytes("open-meteo-forecast.json"), places: [berlin], forecast: ForecastSettings()
@@ -37,7 +33,7 @@ final class AirQualityStoreTests: XCTestCase {
         store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
         store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100)
-        let before = page(store)
+        let before = store.renderedSamples
         XCTAssertEqual(before[#"weather_air_quality_up{location="Berlin"}"#], 1)
         XCTAssertEqual(
             before[#"weather_air_ozone_grams_per_cubic_meter{location="Berlin"}"#] ?? .nan, 118e-6, accuracy: 1e-15)
@@ -47,7 +43,7 @@ final class AirQualityStoreTests: XCTestCase {
             [(place: berlin, location: nil, outcome: .failure(WeatherFetchError("open-meteo-air-quality: HTTP 503")))],
             at: 700)
         store.render(now: 700)
-        let after = page(store)
+        let after = store.renderedSamples
         XCTAssertEqual(after[#"weather_air_quality_up{location="Berlin"}"#], 0)
         let weatherSeries = before.filter { $0.key.hasPrefix("weather_") && !Self.isAirQuality($0.key) }
         XCTAssertFalse(weatherSeries.isEmpty)
@@ -63,19 +59,19 @@ final class AirQualityStoreTests: XCTestCase {
         store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)
         store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100)
-        XCTAssertFalse(page(store).keys.contains(where: Self.isAirQuality))
+        XCTAssertFalse(store.renderedSamples.keys.contains(where: Self.isAirQuality))
     }
 
     func testANeverAskedPlaceIsDownAndAStaleReportLeavesThePage() throws {
         let store = store(airQuality: AirQualitySettings())
         store.render(now: 0)
-        XCTAssertEqual(page(store)[#"weather_air_quality_up{location="Berlin"}"#], 0)
+        XCTAssertEqual(store.renderedSamples[#"weather_air_quality_up{location="Berlin"}"#], 0)
         store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
         store.render(now: 100 + 1800)
-        XCTAssertEqual(page(store)[#"weather_air_quality_european_index{location="Berlin"}"#], 58)
+        XCTAssertEqual(store.renderedSamples[#"weather_air_quality_european_index{location="Berlin"}"#], 58)
         store.render(now: 100 + 1801)
-        XCTAssertNil(page(store)[#"weather_air_quality_european_index{location="Berlin"}"#])
-        XCTAssertEqual(page(store)[#"weather_air_quality_up{location="Berlin"}"#], 1)
+        XCTAssertNil(store.renderedSamples[#"weather_air_quality_european_index{location="Berlin"}"#])
+        XCTAssertEqual(store.renderedSamples[#"weather_air_quality_up{location="Berlin"}"#], 1)
     }
 
     static func isAirQuality(_ series: String) -> Bool {

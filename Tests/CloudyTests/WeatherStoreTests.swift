@@ -7,7 +7,7 @@ import XCTest
 /// batch's on the refresh queue) never publish an older state over a newer one.
 final class WeatherStoreTests: XCTestCase {
     func testARenderOfOlderStateNeverReplacesANewerOne() throws {
-        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+        let berlin = Self.berlin
         let store = Self.store()
         // The first render is held between building its pages and publishing them while the
         // state changes and a second render runs to the end: the interleaving of a reload's
@@ -30,21 +30,17 @@ final class WeatherStoreTests: XCTestCase {
     /// A render asked for with a time before one already asked for (a reload takes its time
     /// before it reads the config) renders at the later time: series gone stale stay gone.
     func testARenderNeverShowsAnEarlierTime() {
-        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
-        var config = Config(places: [berlin])
-        config.refresh.staleAfter = 1800
-        let store = WeatherStore(
-            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
-            processMetrics: { MetricFamilies() })
+        let berlin = Self.berlin
+        let store = Self.store(staleAfter: 1800)
         let snapshot = WeatherSnapshot(current: CurrentConditions(temperatureCelsius: 3))
         store.record([(place: berlin, location: nil, outcome: .success(snapshot))], at: 100)
         let temperature = #"weather_temperature_celsius{location="Berlin"}"#
         store.render(now: 1800)
-        XCTAssertEqual(Self.page(store)[temperature], 3)
+        XCTAssertEqual(store.renderedSamples[temperature], 3)
         store.render(now: 1901)
-        XCTAssertNil(Self.page(store)[temperature], "stale from 1900")
+        XCTAssertNil(store.renderedSamples[temperature], "stale from 1900")
         store.render(now: 1850)
-        XCTAssertNil(Self.page(store)[temperature], "still stale")
+        XCTAssertNil(store.renderedSamples[temperature], "still stale")
         XCTAssertNil(store.nextStaleDeadline(), "its deadline is behind the page")
     }
 
@@ -58,7 +54,7 @@ final class WeatherStoreTests: XCTestCase {
             store.render(now: 50)
         }
         store.render(now: 60)  // the refresh's: it reads the telemetry first and publishes last
-        XCTAssertEqual(Self.page(store)["cloudy_exporter_config_last_reload_successful"], 0, "the refusal stays")
+        XCTAssertEqual(store.renderedSamples["cloudy_exporter_config_last_reload_successful"], 0, "the refusal stays")
     }
 
     /// A counter on the page never goes back, which Prometheus would take for a reset (and
@@ -73,20 +69,20 @@ final class WeatherStoreTests: XCTestCase {
             store.render(now: 10)  // another feed's render, after the second request
         }
         store.render(now: 10)  // read one request, published last
-        XCTAssertEqual(Self.page(store)[requests], 2)
+        XCTAssertEqual(store.renderedSamples[requests], 2)
         store.render(now: 10)
-        XCTAssertEqual(Self.page(store)[requests], 2, "and the next render shows the same")
+        XCTAssertEqual(store.renderedSamples[requests], 2, "and the next render shows the same")
     }
 
-    static func store() -> WeatherStore {
-        WeatherStore(
-            config: Config(places: [Place(name: "Berlin", latitude: 52.52, longitude: 13.41)]),
-            telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
+    static let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
+
+    /// A store of Berlin alone, its weather stale `staleAfter` seconds after its last answer.
+    static func store(staleAfter: Double = Config(places: []).refresh.staleAfter) -> WeatherStore {
+        var config = Config(places: [berlin])
+        config.refresh.staleAfter = staleAfter
+        return WeatherStore(
+            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
             processMetrics: { MetricFamilies() })
-    }
-
-    static func page(_ store: WeatherStore) -> [String: Double] {
-        Exposition.parse(String(buffer: store.rendered.metrics.prometheus))
     }
 
     /// Holds the next render between building its pages and publishing them while `meanwhile`
@@ -104,12 +100,8 @@ final class WeatherStoreTests: XCTestCase {
     /// An alert carried in the weather answer leaves the page at its expiry: the weather feed's
     /// re-render timer is armed for it, not only for the weather going stale.
     func testACarriedAlertsExpiryIsWhenTheWeathersPageChangesNext() {
-        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41)
-        var config = Config(places: [berlin])
-        config.refresh.staleAfter = 1800
-        let store = WeatherStore(
-            config: config, telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics", now: 0,
-            processMetrics: { MetricFamilies() })
+        let berlin = Self.berlin
+        let store = Self.store(staleAfter: 1800)
         let storm = WeatherWarning(id: "a", source: "dark-sky", event: "Storm", severity: .severe, expires: 600)
         let snapshot = WeatherSnapshot(current: CurrentConditions(temperatureCelsius: 3), warnings: [storm])
         store.record([(place: berlin, location: nil, outcome: .success(snapshot))], at: 100)
@@ -145,5 +137,12 @@ private final class FirstTime: @unchecked Sendable {
         if taken { return false }
         taken = true
         return true
+    }
+}
+
+extension WeatherStore {
+    /// The published `/metrics` page (Prometheus format) read back into series → value.
+    var renderedSamples: [String: Double] {
+        Exposition.parse(String(buffer: rendered.metrics.prometheus))
     }
 }
