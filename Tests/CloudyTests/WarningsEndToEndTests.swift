@@ -34,10 +34,15 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
         """
     }
 
-    /// Has the fake DWD list one alert shaped as Bright Sky's, in force from a minute ago.
-    func listDWD(id: String, expires: Date, headline: String = "Official WARNING of FROST") throws {
+    /// Has the fake DWD list one alert shaped as Bright Sky's, in force from a minute ago and
+    /// expiring at `expires`, or with `expiresAfterAnswer`, that many seconds (rounded up to a
+    /// whole second) after each answer the fake gives.
+    func listDWD(
+        id: String, expires: Date = Date() + 3600, expiresAfterAnswer: Int? = nil,
+        headline: String = "Official WARNING of FROST"
+    ) throws {
         let format = ISO8601DateFormatter()
-        let alert: [String: Any] = [
+        var alert: [String: Any] = [
             "id": 1, "alert_id": id, "effective": format.string(from: Date() - 60),
             "onset": format.string(from: Date() - 60), "expires": format.string(from: expires), "category": "met",
             "response_type": "prepare", "urgency": "immediate", "severity": "moderate", "certainty": "likely",
@@ -46,6 +51,10 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
             "description_de": "Frost bis -4 °C.", "instruction_en": NSNull(), "instruction_de": NSNull(),
             "status": "actual",
         ]
+        if let expiresAfterAnswer {
+            alert["expires"] = nil
+            alert["expires_in"] = expiresAfterAnswer
+        }
         let body = try JSONSerialization.data(withJSONObject: ["source": "dwd", "alerts": [alert]])
         try fake.control("warnings", String(decoding: body, as: UTF8.self))
     }
@@ -106,14 +115,16 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
     }
 
     /// Asked once an hour: the warning can only leave at its expiry through the feed's re-render
-    /// on the recorder's deadline, while the source still lists it.
+    /// on the recorder's deadline, while the source still lists it. It expires two seconds after
+    /// the fake's answer, however long the exporter took to start.
     func testAWarningLeavesAtItsExpiryWhileStillListed() throws {
-        // Whole seconds: the answer's ISO 8601 times carry no fraction.
-        let expires = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 4).rounded(.up))
-        try listDWD(id: "dwd-short", expires: expires)
+        try listDWD(id: "dwd-short", expiresAfterAnswer: 2)
         let exporter = try ExporterProcess(config: config(sources: ["dwd"], interval: "1h"))
         try exporter.waitFor("/readyz")
-        _ = try exporter.metrics { !self.infos($0, "Goettingen").isEmpty }
+        let seen = try exporter.metrics { !self.infos($0, "Goettingen").isEmpty }
+        let expiry = try XCTUnwrap(
+            seen.first { $0.key.hasPrefix(#"weather_warning_expires_timestamp_seconds{location="Goettingen""#) })
+        let expires = Date(timeIntervalSince1970: expiry.value)
         XCTAssertLessThan(Date(), expires, "seen before its expiry")
         let metrics = try exporter.metrics(timeout: 15) { self.infos($0, "Goettingen").isEmpty }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(expires), -0.05, "gone at its expiry, not before")

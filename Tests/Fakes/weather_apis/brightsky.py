@@ -12,7 +12,7 @@ GET /alerts?lat=&lon=[&tz=] (answers like Bright Sky):
 """
 
 from .protocol import JSON_TYPE, dumps
-from .warning_alerts import active, point
+from .warning_alerts import point, served
 
 BRIGHTSKY_PATH = "/alerts"
 
@@ -27,7 +27,7 @@ def brightsky_endpoint(fixtures, request):
     if "dwd" in settings["warnings_fail"]:
         return settings["warnings_fail"]["dwd"], JSON_TYPE, dumps({"detail": "The fake's failure."}), []
     query = request.query
-    alerts = active(settings, "dwd", fixtures.brightsky["alerts"])
+    alerts = served(settings, "dwd", fixtures.brightsky["alerts"])
     if "lat" not in query and "lon" not in query:
         return 200, JSON_TYPE, dumps({"alerts": alerts}), []
     located = point(query.get("lat"), query.get("lon"))

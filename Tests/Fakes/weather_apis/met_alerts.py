@@ -19,7 +19,7 @@ from email.utils import formatdate
 
 from .met_norway import identifying_agent, met_page
 from .protocol import HTML_TYPE, JSON_TYPE
-from .warning_alerts import active, point
+from .warning_alerts import point, served
 
 MET_ALERTS_PATH = "/weatherapi/metalerts/2.0/current.json"
 FIRST_CHANGE = 1781524800  # 2026-06-15 12:00:00 UTC
@@ -45,7 +45,7 @@ def met_alerts_endpoint(fixtures, request):
     latitude, longitude = located
     inside = 56 <= latitude <= 81 and 0 <= longitude <= 35
     document = dict(fixtures.met_alerts)
-    document["features"] = active(settings, "met-norway", fixtures.met_alerts["features"]) if inside else []
+    document["features"] = served(settings, "met-norway", fixtures.met_alerts["features"]) if inside else []
     document["lang"] = query.get("lang", "no")
     return 200, JSON_TYPE, json.dumps(document, sort_keys=True, ensure_ascii=False).encode(), headers
 

@@ -14,7 +14,7 @@ GET /alerts/active?point=LAT,LON (answers like api.weather.gov):
 """
 
 from .protocol import dumps
-from .warning_alerts import active, point
+from .warning_alerts import point, served
 
 NWS_PATH = "/alerts/active"
 GEO_JSON_TYPE = "application/geo+json"
@@ -45,7 +45,7 @@ def nws_endpoint(fixtures, request):
     latitude, longitude = located
     document = dict(fixtures.nws)
     inside = 24 <= latitude <= 50 and -125.5 <= longitude <= -66.5
-    document["features"] = active(settings, "nws", fixtures.nws["features"]) if inside else []
+    document["features"] = served(settings, "nws", fixtures.nws["features"]) if inside else []
     document["title"] = (f"Current watches, warnings, and advisories for {abs(latitude)} {'N' if latitude >= 0 else 'S'}, "
                          f"{abs(longitude)} {'E' if longitude >= 0 else 'W'}")
     return 200, GEO_JSON_TYPE, dumps(document), []

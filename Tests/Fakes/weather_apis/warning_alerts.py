@@ -17,7 +17,10 @@ the fixtures' alerts and clears "fail". The /-/fault modes apply too (use "path"
 """
 
 import copy
+import datetime
+import math
 import re
+import time
 
 SOURCES = ("nws", "met-norway", "dwd")
 COORDINATE = re.compile(r"^[+-]?\d+(\.\d+)?$")
@@ -38,6 +41,18 @@ def active(settings, source, fixture_alerts):
     """The alerts `source` serves now (copies)."""
     alerts = settings["warnings"][source]
     return copy.deepcopy(fixture_alerts if alerts is None else alerts)
+
+
+def served(settings, source, fixture_alerts):
+    """The alerts `source` answers with now: `active`'s, with "expires_in" made "expires"."""
+    alerts = active(settings, source, fixture_alerts)
+    for alert in alerts:
+        fields = alert if source == "dwd" else alert.get("properties", {})
+        seconds = fields.pop("expires_in", None)
+        if isinstance(seconds, (int, float)):
+            moment = math.ceil(time.time() + seconds)
+            fields["expires"] = datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).isoformat()
+    return alerts
 
 
 def parse_warnings(body, settings, fixture_alerts):
