@@ -229,10 +229,18 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         process.waitUntilExit()
         return (process.terminationStatus, Date().timeIntervalSince(started))
     }
+}
 
-    static func freePort() throws -> Int {
+/// A port on 127.0.0.1 where nothing listens, for as long as this lives: a socket bound there and
+/// never listening, so that connecting is refused and no other process of the parallel suite
+/// can take the port meanwhile (a port found free and let go was once taken by another test's
+/// server, which then answered the "refused" requests).
+final class ClosedPort {
+    let port: Int
+    private let socketFD: Int32
+
+    init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -243,9 +251,15 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
                 bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
-        guard bound else { throw Failure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard fd >= 0, bound else {
+            close(fd)
+            throw Failure("no port to hold")
+        }
+        socketFD = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
     }
+
+    deinit { close(socketFD) }
 }
 
 /// Polls `condition` every 50 ms until it holds; after `timeout` seconds fails, saying `what`

@@ -133,8 +133,8 @@ final class ResilienceTests: FakeWeatherTestCase {
     }
 
     func testARefusedConnectionMarksEveryPlaceDownAndTheExporterServes() throws {
-        let closedPort = try ExporterProcess.freePort()  // nothing listens there
-        let yaml = config(interval: "1s").replacingOccurrences(of: fake.baseURL, with: "http://127.0.0.1:\(closedPort)")
+        let closed = try ClosedPort()
+        let yaml = config().replacingOccurrences(of: fake.baseURL, with: "http://127.0.0.1:\(closed.port)")
         let exporter = try ExporterProcess(config: yaml)
         try exporter.waitFor("/healthz")
         var slowest = 0.0
