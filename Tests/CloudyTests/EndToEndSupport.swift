@@ -232,9 +232,9 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
 }
 
 /// A port on 127.0.0.1 where nothing listens, for as long as this lives: a socket bound there and
-/// never listening, so that connecting is refused and no other process of the parallel suite
-/// can take the port meanwhile (a port found free and let go was once taken by another test's
-/// server, which then answered the "refused" requests).
+/// never listening, so that connecting is refused. A port found free and let go can meanwhile be
+/// taken by another process of the parallel suite, or picked by the exporter's own connect as its
+/// source port (a connection to itself); a refused-connection test once counted a call.
 final class ClosedPort {
     let port: Int
     private let socketFD: Int32
