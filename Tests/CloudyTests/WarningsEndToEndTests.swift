@@ -35,16 +35,13 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
     }
 
     /// Has the fake DWD list one alert shaped as Bright Sky's, in force from a minute ago and
-    /// expiring at `expires`, or with `expiresAfterAnswer`, that many seconds (rounded up to a
-    /// whole second) after each answer the fake gives.
-    func listDWD(
-        id: String, expires: Date = Date() + 3600, expiresAfterAnswer: Int? = nil,
-        headline: String = "Official WARNING of FROST"
-    ) throws {
+    /// expiring in an hour, or with `expiresAfterAnswer`, that many seconds (rounded up to a whole
+    /// second) after each answer the fake gives.
+    func listDWD(id: String, expiresAfterAnswer: Int? = nil, headline: String = "Official WARNING of FROST") throws {
         let format = ISO8601DateFormatter()
         var alert: [String: Any] = [
             "id": 1, "alert_id": id, "effective": format.string(from: Date() - 60),
-            "onset": format.string(from: Date() - 60), "expires": format.string(from: expires), "category": "met",
+            "onset": format.string(from: Date() - 60), "expires": format.string(from: Date() + 3600), "category": "met",
             "response_type": "prepare", "urgency": "immediate", "severity": "moderate", "certainty": "likely",
             "event_code": 22, "event_en": "frost", "event_de": "FROST", "headline_en": headline,
             "headline_de": "Amtliche WARNUNG vor FROST", "description_en": "Frost down to -4 °C.",
@@ -73,7 +70,7 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
     }
 
     func testWarningsAppearForThePlacesInAnAreaAndAnUpdateReplacesThem() throws {
-        try listDWD(id: "dwd-frost-1", expires: Date() + 3600)
+        try listDWD(id: "dwd-frost-1")
         try fake.control("warnings", #"{"source":"nws","alerts":[]}"#)
         let exporter = try ExporterProcess(config: config(sources: ["dwd", "nws"]))
         try exporter.waitFor("/readyz")
@@ -134,7 +131,7 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
     }
 
     func testASourceDownIsUpZeroAndKeepsItsLastList() throws {
-        try listDWD(id: "dwd-kept", expires: Date() + 3600)
+        try listDWD(id: "dwd-kept")
         let exporter = try ExporterProcess(config: config(sources: ["dwd"]))
         try exporter.waitFor("/readyz")
         _ = try exporter.metrics { !self.infos($0, "Goettingen").isEmpty }
@@ -182,7 +179,7 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
     }
 
     func testAReloadAddsAndRemovesASource() throws {
-        try listDWD(id: "dwd-1", expires: Date() + 3600)
+        try listDWD(id: "dwd-1")
         try listNWSHeatAdvisory()
         let exporter = try ExporterProcess(config: config(sources: ["dwd"]))
         try exporter.waitFor("/readyz")
@@ -210,7 +207,7 @@ final class WarningsEndToEndTests: FakeWeatherTestCase {
         let hostile =
             #"A "quoted" \back\slash\"# + "\nnew line\r\n<script>alert(1)</script> "
             + String(repeating: "x", count: 5000)
-        try listDWD(id: "dwd-hostile \"1\"\n", expires: Date() + 3600, headline: hostile)
+        try listDWD(id: "dwd-hostile \"1\"\n", headline: hostile)
         let exporter = try ExporterProcess(config: config(sources: ["dwd"]))
         try exporter.waitFor("/readyz")
         let metrics = try exporter.metrics { !self.infos($0, "Goettingen").isEmpty }
