@@ -238,7 +238,9 @@ final class ResilienceTests: FakeWeatherTestCase {
         let group = DispatchGroup()
         let port = exporter.port
         for index in 0..<20 {
-            DispatchQueue.global().async(group: group) {
+            // Queues of their own (CONTRIBUTING, "side by side"): the global queue runs only a few
+            // of these blocking scrapes at once, and they are meant to race the signal together.
+            DispatchQueue(label: "scrape \(index)").async(group: group) {
                 Thread.sleep(forTimeInterval: Double(index) * 0.002)
                 guard let scrape = try? RawConnection(port: port) else { return answers.append("refused") }
                 scrape.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
