@@ -154,6 +154,13 @@ struct CloudyExporter: AsyncParsableCommand {
                         "refresh.over_quota: warn: keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
                     )
                 }
+                if inUse.refresh.staleAfter != config.refresh.staleAfter {
+                    let warning =
+                        "\(file): warning: refresh.stale_after \(PrometheusDuration.format(config.refresh.staleAfter)) "
+                        + "is shorter than a refresh; raised to \(PrometheusDuration.format(inUse.refresh.staleAfter)) "
+                        + "(the interval in use and half of it, at least refresh.timeout), or series would vanish between successes\n"
+                    FileHandle.standardError.write(Data(warning.utf8))
+                }
                 return
             } catch {
                 FileHandle.standardError.write(Data("\(error.description)\n".utf8))

@@ -24,7 +24,8 @@ public enum FairUse {
     ///
     /// Against a provider's public host, the interval is raised to its fair-use minimum (and
     /// logged); any other URL (a self-hosted server, a test fake) gets the interval as written —
-    /// except OpenWeatherMap, whose ten-minute call budget holds everywhere.
+    /// except OpenWeatherMap, whose ten-minute call budget holds everywhere. Last,
+    /// `refresh.stale_after` is raised to outlast the interval in use (`keepStaleAfterPastInterval`).
     public static func clampInterval(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         var clamped = config
         if let minimum = minimumInterval(config.provider),
@@ -39,7 +40,8 @@ public enum FairUse {
                     "provider": "\(config.provider.name.rawValue)",
                 ])
         }
-        return try fitQuota(clampWarningsInterval(clamped, logger: logger), file: file, logger: logger)
+        let fitted = try fitQuota(clampWarningsInterval(clamped, logger: logger), file: file, logger: logger)
+        return keepStaleAfterPastInterval(fitted, logger: logger)
     }
 
     /// Applies `refresh.over_quota` when the plan does not fit the quota in force.

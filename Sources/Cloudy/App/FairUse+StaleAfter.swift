@@ -1,0 +1,29 @@
+import Logging
+
+extension FairUse {
+    /// `refresh.stale_after` raised, when it is shorter, to outlast the longest wait between two
+    /// asks of a place whose asks all succeed, with room for a slow refresh: that wait is the
+    /// refresh interval in use (the weather's and the air quality's, after the fair-use floor and
+    /// the quota's stretch), or `warnings.interval` when a warning source is asked, whichever is
+    /// longer; the room is half of it, and at least `refresh.timeout`. Shorter, every place would
+    /// lose its weather series (or its warnings) for part of every interval while its every
+    /// refresh succeeds: 16 minutes of every 46 for 100 places on Open-Meteo's free quota with
+    /// the default 30m. Logged when raised.
+    static func keepStaleAfterPastInterval(_ config: Config, logger: Logger) -> Config {
+        let longestWait =
+            config.warnings.sources.isEmpty
+            ? config.refresh.interval : max(config.refresh.interval, config.warnings.interval)
+        let needed = longestWait + max(longestWait / 2, config.refresh.timeout)
+        guard config.refresh.staleAfter < needed else { return config }
+        var raised = config
+        raised.refresh.staleAfter = needed
+        logger.warning(
+            "refresh.stale_after raised to outlast a refresh: its series would vanish between successes",
+            metadata: [
+                "configured": "\(PrometheusDuration.format(config.refresh.staleAfter))",
+                "used": "\(PrometheusDuration.format(needed))",
+                "interval": "\(PrometheusDuration.format(longestWait))",
+            ])
+        return raised
+    }
+}
