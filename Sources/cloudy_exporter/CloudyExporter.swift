@@ -154,7 +154,7 @@ struct CloudyExporter: AsyncParsableCommand {
                         "refresh.over_quota: warn: keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
                     )
                 }
-                if inUse.refresh.staleAfter != config.refresh.staleAfter {
+                if config.refresh.staleAfterIsWritten, inUse.refresh.staleAfter != config.refresh.staleAfter {
                     let warning =
                         "\(file): warning: refresh.stale_after \(PrometheusDuration.format(config.refresh.staleAfter)) "
                         + "is shorter than a refresh; raised to \(PrometheusDuration.format(inUse.refresh.staleAfter)) "

@@ -4,22 +4,33 @@ import XCTest
 
 @testable import Cloudy
 
-/// `refresh.stale_after` shorter than a refresh is raised (and logged, and `--config.check` warns):
-/// a place whose every refresh succeeds must not lose its series between two of them.
+/// `refresh.stale_after` shorter than a refresh is raised: a place whose every refresh succeeds
+/// must not lose its series between two of them. The default quietly; one the config writes with
+/// a warning in the log and from `--config.check`.
 final class StaleAfterFloorTests: XCTestCase {
-    /// `count` places on Open-Meteo's free host, the interval and `stale_after` as given.
-    func config(places count: Int, interval: Double = 600, staleAfter: Double = 1800) -> Config {
-        Config(
+    /// `count` places on Open-Meteo's free host, the interval and `stale_after` as given, as if the
+    /// config wrote `stale_after` (`written`).
+    func config(places count: Int, interval: Double = 600, staleAfter: Double = 1800, written: Bool = true) -> Config {
+        var config = Config(
             refresh: RefreshSettings(interval: interval, timeout: 10, staleAfter: staleAfter),
             places: (0..<count).map { Place(name: "P\($0)", latitude: Double($0) / 2, longitude: Double($0)) })
+        config.refresh.staleAfterIsWritten = written
+        return config
     }
 
-    func testTheQuotasStretchRaisesStaleAfterPastTheIntervalInUse() throws {
+    func testTheQuotasStretchRaisesTheDefaultStaleAfterQuietly() throws {
         let log = RecordedLog()
-        let inUse = try FairUse.clampInterval(config(places: 100), file: nil, logger: log.logger)
+        let inUse = try FairUse.clampInterval(config(places: 100, written: false), file: nil, logger: log.logger)
         // 100 places need 46m28s between refreshes on the free quota (QuotaPlanTests): the
         // default 30m would empty the page for 16 minutes of each.
         XCTAssertEqual(inUse.refresh.interval, 2_788)
+        XCTAssertEqual(inUse.refresh.staleAfter, 2_788 + 1_394)
+        XCTAssertEqual(log.entries(containing: "stale_after").count, 0)
+    }
+
+    func testAWrittenStaleAfterIsRaisedWithAWarning() throws {
+        let log = RecordedLog()
+        let inUse = try FairUse.clampInterval(config(places: 100), file: nil, logger: log.logger)
         XCTAssertEqual(inUse.refresh.staleAfter, 2_788 + 1_394)
         let raised = log.entries(containing: "refresh.stale_after raised")
         XCTAssertEqual(raised.count, 1)
@@ -36,6 +47,14 @@ final class StaleAfterFloorTests: XCTestCase {
         let exact = try FairUse.clampInterval(config(places: 5, staleAfter: 900), file: nil, logger: log.logger)
         XCTAssertEqual(exact.refresh.staleAfter, 900, "10m and half of it: 15m is enough")
         XCTAssertEqual(log.entries(containing: "stale_after").count, 0)
+    }
+
+    func testTheLoaderSaysWhetherTheConfigWritesIt() throws {
+        let places = "locations:\n  - {name: Berlin, latitude: 52.52, longitude: 13.41}\n"
+        XCTAssertFalse(try ConfigLoader.parse(yaml: "refresh: {interval: 1h}\n" + places).refresh.staleAfterIsWritten)
+        let written = try ConfigLoader.parse(yaml: "refresh: {stale_after: 30m}\n" + places).refresh
+        XCTAssertTrue(written.staleAfterIsWritten)
+        XCTAssertEqual(written, RefreshSettings(parallelRequests: 4), "how it came is not part of ==")
     }
 
     func testTheRoomIsAtLeastTheTimeout() throws {
@@ -57,7 +76,9 @@ final class StaleAfterFloorTests: XCTestCase {
         XCTAssertEqual(log.entries(containing: "refresh.stale_after raised").first?.metadata["interval"], "5m")
     }
 
-    func testConfigCheckWarnsOnStandardError() throws {
+    /// A written `stale_after` shorter than the interval gets a warning on stderr; the same config
+    /// without it (the default follows the interval) gets none.
+    func testConfigCheckWarnsOfAWrittenOneOnStandardError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-stale-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -82,5 +103,11 @@ final class StaleAfterFloorTests: XCTestCase {
             check.stderr,
             "\(file): warning: refresh.stale_after 30m is shorter than a refresh; raised to 3h (the interval in use "
                 + "and half of it, at least refresh.timeout), or series would vanish between successes\n")
+
+        try yaml.replacingOccurrences(of: "  stale_after: 30m\n", with: "").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let quiet = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(quiet.stderr, "")
     }
 }

@@ -8,7 +8,7 @@ extension FairUse {
     /// longer; the room is half of it, and at least `refresh.timeout`. Shorter, every place would
     /// lose its weather series (or its warnings) for part of every interval while its every
     /// refresh succeeds: 16 minutes of every 46 for 100 places on Open-Meteo's free quota with
-    /// the default 30m. Logged when raised.
+    /// a 30m one. The default (30m) is raised quietly; one the config writes, with a warning.
     static func keepStaleAfterPastInterval(_ config: Config, logger: Logger) -> Config {
         let longestWait =
             config.warnings.sources.isEmpty
@@ -17,6 +17,7 @@ extension FairUse {
         guard config.refresh.staleAfter < needed else { return config }
         var raised = config
         raised.refresh.staleAfter = needed
+        guard config.refresh.staleAfterIsWritten else { return raised }
         logger.warning(
             "refresh.stale_after raised to outlast a refresh: its series would vanish between successes",
             metadata: [

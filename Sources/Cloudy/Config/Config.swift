@@ -90,8 +90,13 @@ public struct RefreshSettings: Sendable, Equatable {
     public var interval: Double
     /// Seconds one upstream request may take.
     public var timeout: Double
-    /// Seconds without a success after which a place's weather series disappear.
+    /// Seconds without a success after which a place's weather series disappear; at least a
+    /// refresh's worth (`FairUse.keepStaleAfterPastInterval`).
     public var staleAfter: Double
+    /// `refresh.stale_after` was written in the config: raised, it is raised with a warning; the
+    /// default follows the interval in use quietly. How the value came, not what it is: not
+    /// compared by `==`.
+    public var staleAfterIsWritten = false
     /// What to do when the schedule does not fit the quota in force (`refresh.over_quota`).
     public var overQuota: OverQuota
     /// Most batch requests in flight at once against a host that is not a free public one
@@ -111,6 +116,11 @@ public struct RefreshSettings: Sendable, Equatable {
         self.staleAfter = staleAfter
         self.overQuota = overQuota
         self.parallelRequests = parallelRequests
+    }
+
+    public static func == (lhs: RefreshSettings, rhs: RefreshSettings) -> Bool {
+        lhs.interval == rhs.interval && lhs.timeout == rhs.timeout && lhs.staleAfter == rhs.staleAfter
+            && lhs.overQuota == rhs.overQuota && lhs.parallelRequests == rhs.parallelRequests
     }
 }
 

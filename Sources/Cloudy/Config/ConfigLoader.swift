@@ -69,7 +69,9 @@ public enum ConfigLoader {
             try refresh.rejectUnknownKeys(["interval", "timeout", "stale_after", "over_quota", "parallel_requests"])
             if let interval = try refresh.duration("interval", atLeast: 1) { config.refresh.interval = interval }
             if let timeout = try refresh.duration("timeout", atLeast: 0.001) { config.refresh.timeout = timeout }
-            if let stale = try refresh.duration("stale_after", atLeast: 1) { config.refresh.staleAfter = stale }
+            if let stale = try refresh.duration("stale_after", atLeast: 1) {
+                (config.refresh.staleAfter, config.refresh.staleAfterIsWritten) = (stale, true)
+            }
             if let overQuota = try refresh.oneOf("over_quota", OverQuota.self) { config.refresh.overQuota = overQuota }
             if let parallel = try refresh.int("parallel_requests", in: 1...16) {
                 config.refresh.parallelRequests = parallel
@@ -154,9 +156,7 @@ public enum ConfigLoader {
     /// Reads a key file: its first line, trimmed. The message names the file, never the key.
     private static func readKey(_ path: String, _ provider: YAMLMapping) throws(ConfigError) -> Secret {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else {
-            throw provider.error("api_key_file", "cannot read \(path)")
-        }
+        else { throw provider.error("api_key_file", "cannot read \(path)") }
         let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !key.isEmpty else { throw provider.error("api_key_file", "\(path) is empty") }
         guard key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
