@@ -170,4 +170,52 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(
             try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from the run's start")
     }
+
+    /// A reload that only removes places during a paced refresh goes on without them: no request
+    /// asks a removed place, and no new refresh starts.
+    func testAReloadThatOnlyRemovesPlacesLeavesThemOutOfAPacedRefresh() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let old = rig.config(places: 25, interval: 600)
+        rig.start(old, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [9])
+        var new = old
+        new.places.removeAll { (10..<20).map { "Place \($0)" }.contains($0.name) }
+        rig.reload(to: new, from: old)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 6], "Place 9 and Places 20-24: the removed ten are not asked")
+        XCTAssertFalse(rig.asked.contains { $0.uri.contains("-59.9,") }, "Place 10's latitude")
+        XCTAssertEqual(rig.placesUp, 15)
+        XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1)
+        XCTAssertEqual(
+            try XCTUnwrap(rig.nextRefreshIn), 600 - 61, accuracy: 1e-6, "the interval counts from the run's start")
+    }
+
+    /// A reload that changes only what is shown (units, thresholds) during a paced refresh asks
+    /// no place again: the run goes on with the places still waiting, their answers are recorded,
+    /// and the page shows the new units at once.
+    func testAReloadOfUnitsAndThresholdsAsksNoPlaceAgain() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        let old = rig.config(places: 25, interval: 600)
+        rig.start(old, budget: budget)
+        rig.clock.advance(by: 0)
+        var new = old
+        for index in new.places.indices {
+            new.places[index].units = UnitSettings(temperature: [.fahrenheit])
+            new.places[index].alerts = AlertThresholds([.frost: -5])
+        }
+        rig.reload(to: new, from: old)
+        XCTAssertTrue(
+            String(buffer: rig.store.rendered.metrics.prometheus).contains(
+                "weather_temperature_fahrenheit{location=\"Place 0\"}"))
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.placesWithWeather, 18, "the next nine places, not the first nine again")
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 7])
+        XCTAssertEqual(rig.placesUp, 25, "answers asked with the old units are recorded")
+        rig.clock.advance(by: 600 - 122 - 1)
+        XCTAssertEqual(rig.asked.count, 3, "no refresh before the interval is up")
+        XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1)
+    }
 }

@@ -42,6 +42,15 @@ public struct Place: Sendable, Equatable {
         self.city = city
         self.isLocated = false
     }
+
+    /// Whether an upstream is asked the same for `other` as for this place: the same name,
+    /// coordinates, `city:` and time zone. Units, thresholds and warning choices change only
+    /// what is shown (which places a warning source asks is its feed's schedule), so a reload
+    /// that changes only them asks nothing again, and an answer asked before it still counts.
+    public func isAskedAlike(_ other: Place) -> Bool {
+        name == other.name && latitude == other.latitude && longitude == other.longitude && city == other.city
+            && timezone == other.timezone
+    }
 }
 
 /// What to ask the geocoder: `"Springfield, Illinois"` (text after a comma narrows the match to

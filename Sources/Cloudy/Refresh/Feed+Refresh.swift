@@ -142,7 +142,7 @@ extension Feed {
             } else {
                 run.outcomes[index] = outcome
                 answeredNow.append(index)
-                if case .success = outcome, scheduled[run.places[index].name] == run.places[index] {
+                if case .success = outcome, scheduled[run.places[index].name]?.isAskedAlike(run.places[index]) == true {
                     answered.insert(run.places[index].name)
                 }
             }

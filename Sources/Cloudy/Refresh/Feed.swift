@@ -109,12 +109,13 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
 
     /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
     /// (nil: it stays, with its caches), `restart` says it is another upstream (its back-off
-    /// starts afresh). When places were added or changed, or what is fetched changed, a refresh
-    /// runs at once (back-off, Retry-After and a quiet period permitting), so new places appear
-    /// without waiting a whole interval; a paced refresh under way then asks its places still
-    /// waiting and the new ones, not its first places again. A reload that changed neither keeps
-    /// the schedule (a paced refresh goes on, an armed fast network retry stays), so reloading
-    /// is no way around fair use.
+    /// starts afresh). When places were added or changed where they are asked
+    /// (`Place.isAskedAlike`), or what is fetched changed, a refresh runs at once (back-off,
+    /// Retry-After and a quiet period permitting), so new places appear without waiting a whole
+    /// interval; a paced refresh under way then asks its places still waiting and the new ones,
+    /// not its first places again. A reload that changed neither (only units, thresholds, or
+    /// places removed) keeps the schedule: a paced refresh goes on without the removed places, an
+    /// armed fast network retry stays. So reloading is no way around fair use.
     public func apply(_ schedule: FeedSchedule, source: (any FeedSource<Report>)?, restart: Bool) {
         queue.async {
             let previous = self.schedule
@@ -127,20 +128,25 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 self.show(self.account.quietPeriod)
             }
             self.forgetAnswers(changedFrom: previous.places, to: schedule.places)
-            let known = Set(previous.places.map(\.name))
-            let placesChanged = schedule.places.contains { !known.contains($0.name) || !previous.places.contains($0) }
+            var before: [String: Place] = [:]
+            for place in previous.places { before[place.name] = place }
+            let new = schedule.places.filter { place in before[place.name].map { !$0.isAskedAlike(place) } ?? true }
+            // The places a refresh under way still waits for, without those removed or changed.
+            var waiting: [Int] = []
+            if let run = self.run {
+                let unchanged = Set(schedule.places.filter { before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
+                waiting = run.pending.filter { unchanged.contains(run.places[$0].name) }
+                self.run?.pending = waiting
+            }
             guard self.running else { return }
             let now = self.clock.now()
-            if source != nil || placesChanged {
+            if source != nil || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
                 // settings goes on with its places still waiting, plus the added or changed ones,
                 // rather than asking its first places again.
                 var only: Set<String>?
                 if source == nil, let run = self.run {
-                    let unchanged = Set(schedule.places.filter { previous.places.contains($0) }.map(\.name))
-                    let waiting = run.pending.map { run.places[$0].name }.filter { unchanged.contains($0) }
-                    let new = schedule.places.filter { !previous.places.contains($0) }.map(\.name)
-                    only = Set(waiting + new)
+                    only = Set(waiting.map { run.places[$0].name } + new.map(\.name))
                 }
                 self.arm(in: self.backoffState.notBefore - now, only: only)
             } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork {
@@ -156,12 +162,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         var before: [String: Place] = [:]
         for place in old { before[place.name] = place }
         answered = Set(
-            new.compactMap { place in
-                guard answered.contains(place.name), let was = before[place.name], was.latitude == place.latitude,
-                    was.longitude == place.longitude, was.city == place.city, was.timezone == place.timezone
-                else { return nil }
-                return place.name
-            })
+            new.filter { answered.contains($0.name) && before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
     }
 
     /// Tells the recorder of the quiet period in force (nil: none), once per change.

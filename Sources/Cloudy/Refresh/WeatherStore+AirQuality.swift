@@ -1,6 +1,6 @@
 extension WeatherStore {
     /// Records one air-quality ask's outcomes for `places` as configured (places removed or
-    /// changed meanwhile are ignored), in the scheduler's `FeedOutcome` shape (the location is
+    /// changed where they are asked meanwhile are ignored, as for the weather), in the scheduler's `FeedOutcome` shape (the location is
     /// the weather's business and is not read here). Only the places' air-quality status
     /// changes: their weather, its health series and readiness stay as they are.
     public func recordAirQuality(
@@ -11,7 +11,7 @@ extension WeatherStore {
             var byName: [String: Int] = [:]
             for (index, status) in statuses.enumerated() { byName[status.place.name] = index }
             for (place, _, outcome) in outcomes {
-                guard let index = byName[place.name], statuses[index].place == place else { continue }
+                guard let index = byName[place.name], statuses[index].place.isAskedAlike(place) else { continue }
                 statuses[index].airQuality = (statuses[index].airQuality ?? AirQualityStatus()).recording(
                     outcome, at: now)
             }

@@ -1,15 +1,18 @@
 /// The official warnings' share of the store: the board of the sources' last lists, written by
 /// the warnings' refresh, read by every rendering.
 extension WeatherStore {
-    /// Records one ask of `source` for each place (`place` as configured; places removed or
-    /// changed meanwhile are ignored, as for the weather).
+    /// Records one ask of `source` for each place (`place` as configured; places removed,
+    /// changed where they are asked, or given other warning sources meanwhile are ignored).
     public func recordWarnings(
         source: WarningSourceName, _ outcomes: [(Place, Result<[WeatherWarning], WeatherFetchError>)], at now: Double
     ) {
         state.withLockedValue { state in
             var configured: [String: Place] = [:]
             for place in state.config.places { configured[place.name] = place }
-            for (place, outcome) in outcomes where configured[place.name] == place {
+            for (place, outcome) in outcomes {
+                guard let current = configured[place.name], current.isAskedAlike(place),
+                    current.warningSources == place.warningSources
+                else { continue }
                 state.warnings.record(place: place.name, source: source.rawValue, outcome, at: now)
             }
         }

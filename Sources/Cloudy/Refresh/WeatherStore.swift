@@ -49,8 +49,9 @@ public final class WeatherStore: Sendable {
     public var config: Config { state.withLockedValue { $0.config } }
     public var statuses: [PlaceStatus] { state.withLockedValue { $0.statuses } }
 
-    /// Records one refresh's outcomes: `place` as configured (places removed or changed meanwhile
-    /// are ignored), `location` as fetched (with the coordinates a geocoder found), if it was.
+    /// Records one refresh's outcomes: `place` as configured (places removed meanwhile, or changed
+    /// where they are asked, are ignored: `Place.isAskedAlike`), `location` as fetched (with the
+    /// coordinates a geocoder found), if it was.
     public func record(
         _ outcomes: [(place: Place, location: Place?, outcome: Result<WeatherSnapshot, WeatherFetchError>)],
         at now: Double
@@ -59,7 +60,7 @@ public final class WeatherStore: Sendable {
             var byName: [String: Int] = [:]
             for (index, status) in state.statuses.enumerated() { byName[status.place.name] = index }
             for (place, location, outcome) in outcomes {
-                guard let index = byName[place.name], state.statuses[index].place == place else { continue }
+                guard let index = byName[place.name], state.statuses[index].place.isAskedAlike(place) else { continue }
                 if let location { state.statuses[index].location = location }
                 state.statuses[index].lastAttempt = now
                 switch outcome {
@@ -81,18 +82,16 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// Switches to a new config: places that stay (same name and settings) keep their weather,
-    /// removed ones vanish, added ones wait for their first refresh.
+    /// Switches to a new config: places that stay (asked alike: `Place.isAskedAlike`) keep their
+    /// weather and take their new units and thresholds, removed ones vanish, added or moved ones
+    /// wait for their first refresh.
     public func replaceConfig(_ config: Config) {
         state.withLockedValue { state in
             var previous: [String: PlaceStatus] = [:]
             for status in state.statuses { previous[status.place.name] = status }
             state.config = config
             state.statuses = config.places.map { place in
-                if var kept = previous[place.name], kept.place.latitude == place.latitude,
-                    kept.place.longitude == place.longitude, kept.place.city == place.city,
-                    kept.place.timezone == place.timezone
-                {
+                if var kept = previous[place.name], kept.place.isAskedAlike(place) {
                     kept.place = place
                     return kept
                 }
