@@ -163,6 +163,23 @@ final class RefresherTests: XCTestCase {
             metricsText.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} "), "health stays")
     }
 
+    /// A reload that shortens `stale_after` moves the stale re-render: the weather vanishes at the
+    /// new deadline, not at the old one nor at the next refresh.
+    func testAShorterStaleAfterFromAReloadTakesEffectWithoutARefresh() throws {
+        let first = config(interval: 600, staleAfter: 3600)
+        start(first)
+        clock.advance(by: 0)
+        clock.advance(by: 10)
+        var shorter = first
+        shorter.refresh.staleAfter = 300
+        reload(to: shorter, from: first)
+        store.render(now: clock.now())
+        XCTAssertTrue(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"} "))
+        clock.advance(by: 290.1)
+        XCTAssertEqual(upstream.requests.count, 1, "no refresh since the first")
+        XCTAssertFalse(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"}"), "stale at 300 s")
+    }
+
     func testReloadWithANewPlaceRefreshesAtOnceAndAnUnchangedOneKeepsTheSchedule() throws {
         let first = config(interval: 60)
         start(first)

@@ -139,6 +139,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 self.run?.pending = waiting
             }
             guard self.running else { return }
+            // The reload may have moved the stale deadline (`refresh.stale_after`, places removed).
+            self.armStaleTimer()
             let now = self.clock.now()
             if source != nil || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
