@@ -72,9 +72,7 @@ public final class CloudyApplication: Sendable {
         store = WeatherStore(
             config: config, telemetry: telemetry,
             telemetryPath: options.telemetryPath, now: now, processMetrics: processMetrics)
-        let userAgent =
-            config.provider.userAgent
-            ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
+        let userAgent = config.provider.userAgentInUse
         refresher = Refresher(
             store: store, client: CurlHTTPClient(userAgent: userAgent), storagePath: options.storagePath,
             logger: logger, clock: clock)

@@ -59,6 +59,10 @@ public struct ProviderSettings: Sendable, Equatable {
     /// From `api_key_file`, else the `CLOUDY_API_KEY` environment variable; never printed.
     public var apiKey: Secret?
     public var userAgent: String?
+    /// What upstream requests send as `User-Agent`: `user_agent`, else Cloudy's own.
+    public var userAgentInUse: String {
+        userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+https://github.com/cloudy-exporter/cloudy)"
+    }
     /// OpenWeatherMap only: One Call 3.0 instead of the free 2.5 endpoints.
     public var oneCall = false
 

@@ -14,7 +14,12 @@ import NIOConcurrencyHelpers
 /// open connections and TLS sessions: the next batch to the same API skips the TCP and TLS
 /// handshakes (libcurl drops a connection idle for more than 118 s on its own).
 public final class CurlHTTPClient: Sendable {
-    public let userAgent: String
+    /// Sent with every exchange from the next one on: a reload sets it (`Feeds.apply`).
+    public var userAgent: String {
+        get { agent.withLockedValue { $0 } }
+        set { agent.withLockedValue { $0 = newValue } }
+    }
+    private let agent: NIOLockedValueBox<String>
     public let maxBodyBytes: Int
     public let maxRedirects: Int
     private let cancelled = NIOLockedValueBox(false)
@@ -32,7 +37,7 @@ public final class CurlHTTPClient: Sendable {
 
     public init(userAgent: String, maxBodyBytes: Int = 32 << 20, maxRedirects: Int = 3) {
         _ = Self.globalInit
-        self.userAgent = userAgent
+        agent = NIOLockedValueBox(userAgent)
         self.maxBodyBytes = maxBodyBytes
         self.maxRedirects = maxRedirects
     }

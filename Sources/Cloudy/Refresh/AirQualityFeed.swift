@@ -37,6 +37,8 @@ public final class AirQualityFeed: ScheduledFeed {
 
     private let parts: Parts
     private let current: NIOLockedValueBox<Current>
+    /// Every feed it builds asks through this one.
+    public var client: CurlHTTPClient { parts.client }
 
     public init(
         config: Config, store: WeatherStore, weather: Refresher, client: CurlHTTPClient, logger: Logger,

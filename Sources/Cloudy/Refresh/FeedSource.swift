@@ -91,4 +91,6 @@ public protocol ScheduledFeed: AnyObject, Sendable {
     func stop(timeout: Double)
     /// Applies a config accepted by a reload (`previous` was in force until now).
     func apply(_ config: Config, previous: Config)
+    /// The HTTP client it asks through (`Feeds.apply` gives it a reload's `User-Agent`).
+    var client: CurlHTTPClient { get }
 }

@@ -21,9 +21,12 @@ public struct Feeds: Sendable {
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop(timeout: timeout) }
     }
 
-    /// Applies a config accepted by a reload to each feed.
+    /// Applies a config accepted by a reload to each feed, with its `provider.user_agent`.
     public func apply(_ config: Config, previous: Config) {
-        for feed in all { feed.apply(config, previous: previous) }
+        for feed in all {
+            feed.client.userAgent = config.provider.userAgentInUse
+            feed.apply(config, previous: previous)
+        }
     }
 }
 
@@ -56,6 +59,8 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     public func start() { feed.start() }
 
     public func stop(timeout: Double) { feed.stop(timeout: timeout) }
+
+    public var client: CurlHTTPClient { feed.client }
 
     public func apply(_ config: Config, previous: Config) {
         feed.apply(

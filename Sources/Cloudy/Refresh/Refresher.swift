@@ -9,7 +9,7 @@ import Logging
 /// so a provider that keeps its settings keeps its caches (MET's Expires, OWM's call spacing).
 public final class Refresher: ScheduledFeed {
     private let store: WeatherStore
-    private let client: CurlHTTPClient
+    public let client: CurlHTTPClient
     private let logger: Logger
     private let clock: ExporterClock
     /// The budget a config puts this process under (`CallBudget.of`).
