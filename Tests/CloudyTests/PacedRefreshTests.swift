@@ -149,6 +149,35 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
     }
 
+    /// Shutdown while the second request of a batch is on the wire: the first one's answer was
+    /// counted by the owner, so its calls stay spent (and in quota.json for the next start); the
+    /// cancelled one costs nothing.
+    func testStoppingMidBatchKeepsTheCallsOfTheRequestsAnswered() throws {
+        let budget = CallBudget(quota: Quota(limits: [.day: 10_000]), callsPerPlace: 1)
+        let stopped = DispatchGroup()
+        let entry = rig.entry
+        let refresher = NIOLockedValueBox<Refresher?>(nil)
+        rig.answer { head in
+            let count = RefresherRig.placeCount(head.uri)
+            guard count == 50 else {
+                let body = "[" + Array(repeating: entry, count: count).joined(separator: ",") + "]"
+                return .respond(status: .ok, headers: [], body: Array(body.utf8))
+            }
+            DispatchQueue.global().async(group: stopped) { refresher.withLockedValue { $0 }?.stop() }
+            return .hang
+        }
+        rig.start(rig.config(places: 150, interval: 600), budget: budget)
+        refresher.withLockedValue { $0 = rig.refresher }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(rig.asked.map(\.places), [100, 50])
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 100, accuracy: 1e-9, "the answered request")
+        let kept = QuotaState.load(
+            from: QuotaState.file(in: rig.storage.path), provider: .openMeteo, url: rig.server.baseURL,
+            logger: rig.log.logger)
+        XCTAssertEqual(kept?.ledger.spent(inLast: 86400, at: rig.clock.now()) ?? 0, 100, accuracy: 1e-9)
+    }
+
     /// A reload that adds a place during a paced refresh goes on with the places still waiting
     /// (and the new one), instead of asking the first places again.
     func testAReloadDuringAPacedRefreshCarriesItsWaitingPlacesOver() throws {

@@ -109,24 +109,25 @@ extension Feed {
         let taken = Array(run.pending.prefix(affordable))
         run.pending.removeFirst(taken.count)
         let results = source.fetch(taken.compactMap { run.location(at: $0) }, logger: logger)
-        // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
-        // back is the shutdown, not the upstream's answer; nothing is recorded, shown or backed off.
-        guard !client.isCancelled else {
-            account.settle(places: taken.count, callsPerPlace: cost, spent: 0, at: clock.now())
-            self.run = nil
-            return
-        }
         now = clock.now()
         // Stamped when the answers are in, so the next batch leaves at least a window after
         // the owner counted this one. Places not asked, or whose request never reached the
-        // API, cost nothing; a request the upstream answered with an error costs what it
-        // counts for it (`WeatherFetchError.calls`), as `cloudy_exporter_upstream_calls_total` has it.
+        // API (or was cancelled by shutdown), cost nothing; a request the upstream answered with
+        // an error costs what it counts for it (`WeatherFetchError.calls`), as
+        // `cloudy_exporter_upstream_calls_total` has it.
         let spent = results.reduce(0.0) { sum, outcome in
             guard case .failure(let error) = outcome else { return sum + cost }
             guard error.wasAsked, error.cause != .network else { return sum }
             return sum + (error.calls ?? cost)
         }
         account.settle(places: taken.count, callsPerPlace: cost, spent: spent, at: now)
+        // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
+        // back is the shutdown, not the upstream's answer; nothing is recorded, shown or backed
+        // off, but the requests answered before it stay spent.
+        guard !client.isCancelled else {
+            self.run = nil
+            return
+        }
 
         var refusal: WeatherFetchError?
         var refused: [Int] = []
