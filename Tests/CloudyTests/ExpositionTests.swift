@@ -123,6 +123,11 @@ final class ExpositionTests: XCTestCase {
         XCTAssertFalse(Routes.acceptsGzip("gzipper, x-gzip"))
         XCTAssertFalse(Routes.acceptsGzip("identity, gzip; q=0.000"))
         XCTAssertFalse(Routes.acceptsGzip("gzi"))
+        // `*` stands for the codings not listed: an explicit gzip;q=0 refuses it either way.
+        XCTAssertFalse(Routes.acceptsGzip("gzip;q=0, *"))
+        XCTAssertFalse(Routes.acceptsGzip("*, gzip;q=0"))
+        XCTAssertTrue(Routes.acceptsGzip("gzip;q=0.1, *;q=0"))
+        XCTAssertFalse(Routes.acceptsGzip("br, *;q=0"))
         XCTAssertFalse(Routes.acceptsGzip("**"))
         XCTAssertTrue(Routes.acceptsGzip(" * ;q=1"))
     }

@@ -121,12 +121,20 @@ extension Routes {
         return [headers, headers + [("Content-Encoding", "gzip")]]
     }
 
-    /// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
+    /// True when `Accept-Encoding` gives gzip a q above 0: its own entry's, else `*`'s (which
+    /// stands for the codings not listed, RFC 9110 §12.5.3, so `gzip;q=0, *` refuses gzip).
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
         if header == "gzip" { return true }  // what Prometheus sends: no list to read
-        return QualityList(header).contains { coding, q in
-            q > 0 && (coding.equalsIgnoringCase("gzip") || coding.utf8.elementsEqual("*".utf8))
+        var gzip: Double?
+        var any: Double?
+        for (coding, q) in QualityList(header) {
+            if coding.equalsIgnoringCase("gzip") {
+                gzip = max(gzip ?? 0, q)
+            } else if coding.utf8.elementsEqual("*".utf8) {
+                any = max(any ?? 0, q)
+            }
         }
+        return (gzip ?? any ?? 0) > 0
     }
 }
