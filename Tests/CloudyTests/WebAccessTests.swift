@@ -105,9 +105,13 @@ final class WebAccessTests: WebConfigTestCase {
     }
 
     func testExtraHeadersGoOnEveryAnswer() throws {
-        let (server, _) = try connection(
+        let (server, web) = try connection(
             users + "http_server_config:\n  headers:\n    X-Frame-Options: deny\n    x-content-type-options: nosniff\n")
-        for response in [try server.request("/metrics"), try server.request("/nope")] {
+        // The last: a connection's first request refused for its body's size, before anything else.
+        let tooLarge = [UInt8](repeating: 0x61, count: HTTPRequestHandler.maxRequestBody + 1)
+        let first = try EmbeddedHTTPConnection(routes: routes(web)).request("POST", "/-/reload", body: tooLarge)
+        XCTAssertEqual(first.status, 413)
+        for response in [try server.request("/metrics"), try server.request("/nope"), first] {
             XCTAssertEqual(response.header("X-Frame-Options"), "deny")
             XCTAssertEqual(response.header("X-Content-Type-Options"), "nosniff")
         }

@@ -49,6 +49,9 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     }
 
     private func handle(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        // --web.config.file: its headers go on every answer, a refusal for the body's size too.
+        let policy = routes.webConfig?.current().policy
+        if let policy { extraHeaders = policy.headers }
         if bodyBytes > Self.maxRequestBody {
             write(
                 context: context, head: head, reply: .text(.payloadTooLarge, "request body too large"), forceClose: true
@@ -58,9 +61,8 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         // Searched as bytes: a Character search breaks the URI into grapheme clusters, ~3,000
         // instructions of a ~65,000-instruction gzip scrape (callgrind, bench/RESULTS.md).
         let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(head.uri[..<$0]) } ?? head.uri
-        // --web.config.file: rate limit, then login; its headers go on every answer.
-        if let policy = routes.webConfig?.current().policy {
-            extraHeaders = policy.headers
+        // --web.config.file: rate limit, then login.
+        if let policy {
             switch policy.admit(path: path, authorization: head.headers.first(name: "authorization")) {
             case .allow:
                 break
