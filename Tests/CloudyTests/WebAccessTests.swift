@@ -268,12 +268,6 @@ final class WebAccessTests: WebConfigTestCase {
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(writer.bytes))
         XCTAssertEqual(result.stdout + result.stderr, "")
     }
-
-    func gauge(_ web: WebConfigReloader) -> Double? {
-        web.addMetrics(to: MetricFamilies()).families.first {
-            $0.descriptor == WebConfigReloader.lastReloadSuccessful
-        }?.samples.first?.value
-    }
 }
 
 /// Holds every write, unwritten, until `release()`: a socket the client does not read.

@@ -45,6 +45,13 @@ class WebConfigTestCase: XCTestCase {
             reload: ReloadRecorder().reload)
     }
 
+    /// `cloudy_exporter_web_config_last_reload_successful` as `web` shows it.
+    func gauge(_ web: WebConfigReloader) -> Double? {
+        web.addMetrics(to: MetricFamilies()).families.first {
+            $0.descriptor == WebConfigReloader.lastReloadSuccessful
+        }?.samples.first?.value
+    }
+
     /// Writes `yaml` as the web config, lets the next look see it, and runs the re-read it starts.
     func reread(_ web: WebConfigReloader, _ yaml: String) throws {
         try yaml.write(to: webFile, atomically: true, encoding: .utf8)

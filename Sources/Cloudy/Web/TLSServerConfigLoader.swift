@@ -206,7 +206,9 @@ enum TLSServerConfigLoader {
 
     private static func read(_ map: YAMLMapping, _ key: String, _ path: String) throws(ConfigError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw map.error(key, "cannot read \(path)")
+            var error = map.error(key, "cannot read \(path)")
+            error.unreadableFile = path
+            throw error
         }
         return Array(data)
     }

@@ -46,6 +46,10 @@ public final class WebConfigReloader: Sendable {
 
     private struct State {
         var active: Active
+        /// The files besides the web config whose change starts a re-read: those the config in
+        /// force names, and after a refused re-read, one it could not read as well (a certificate
+        /// named before it was put in place is read once it is there).
+        var watched: [String]
         var fingerprint: [FileStamp?]
         var checkedAt: Double
         var successful = true
@@ -76,8 +80,8 @@ public final class WebConfigReloader: Sendable {
         Self.warn(about: config, logger: logger)
         state = NIOLockedValueBox(
             State(
-                active: active, fingerprint: before + Self.fingerprint(nil, config.referencedFiles), checkedAt: now,
-                successAt: now))
+                active: active, watched: config.referencedFiles,
+                fingerprint: before + Self.fingerprint(nil, config.referencedFiles), checkedAt: now, successAt: now))
     }
 
     /// The web config in force. At most once a second it looks whether a file changed, and if
@@ -87,7 +91,7 @@ public final class WebConfigReloader: Sendable {
         let due: (Active, [String])? = state.withLockedValue { state in
             guard !state.rereading, now - state.checkedAt >= 1 || now < state.checkedAt else { return nil }
             state.checkedAt = now
-            return (state.active, state.active.config.referencedFiles)
+            return (state.active, state.watched)
         }
         guard let (active, files) = due else { return state.withLockedValue { $0.active } }
         let fingerprint = Self.fingerprint(path, files)
@@ -97,7 +101,7 @@ public final class WebConfigReloader: Sendable {
             return true
         }
         if start {
-            offload { [self] in reread(previous: active, fingerprint: fingerprint) }
+            offload { [self] in reread(previous: active, watched: files, fingerprint: fingerprint) }
         }
         return active
     }
@@ -105,7 +109,9 @@ public final class WebConfigReloader: Sendable {
     /// Whether a re-read is under way (started by `current()`, not yet in force or refused).
     var isRereading: Bool { state.withLockedValue { $0.rereading } }
 
-    private func reread(previous: Active, fingerprint: [FileStamp?]) {
+    /// Reads the web config again; `fingerprint` is what the look that started it saw of it and
+    /// of the `watched` files.
+    private func reread(previous: Active, watched files: [String], fingerprint: [FileStamp?]) {
         do {
             let before = Self.fingerprint(path, [])
             let config = try WebConfigLoader.load(file: path)
@@ -121,6 +127,7 @@ public final class WebConfigReloader: Sendable {
             let now = clock.now()
             state.withLockedValue { state in
                 state.active = active
+                state.watched = config.referencedFiles
                 state.fingerprint = stamp
                 state.successful = true
                 state.successAt = now
@@ -129,9 +136,21 @@ public final class WebConfigReloader: Sendable {
             logger.info("web config re-read", metadata: ["file": "\(path)", "tls": "\(config.tls != nil)"])
             Self.warn(about: config, logger: logger)
         } catch {
-            // Remember the fingerprint: the same broken files are not read (nor logged) again.
+            // Remember what the look saw: the same broken files are not read (nor logged) again.
+            // A file the new config names and could not read is watched too, as absent, so it
+            // is read once it is there.
+            var seen: [String: FileStamp?] = [:]
+            for (file, stamp) in zip([path] + files, fingerprint) { seen[file] = stamp }
+            let unreadable = (error as? ConfigError)?.unreadableFile
             state.withLockedValue { state in
-                state.fingerprint = fingerprint
+                var watched = state.active.config.referencedFiles
+                var stamps = ([path] + watched).map { seen[$0] ?? nil }
+                if let unreadable, unreadable != path, !watched.contains(unreadable) {
+                    watched.append(unreadable)
+                    stamps.append(nil)
+                }
+                state.watched = watched
+                state.fingerprint = stamps
                 state.successful = false
                 state.rereading = false
             }
