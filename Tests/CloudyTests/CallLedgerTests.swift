@@ -36,6 +36,18 @@ final class CallLedgerTests: XCTestCase {
         XCTAssertEqual(ledger.nextRoom(callsPerPlace: 2.9, quota: tiny, after: 30), 60)
     }
 
+    /// Calls stamped before the last entry (the clock stepped back, or two feeds settled out of
+    /// order) count from the last entry's time: the ledger stays in order, so quota.json stays good.
+    func testATimeBeforeTheLastEntryKeepsTheLedgerInOrder() {
+        var ledger = CallLedger()
+        ledger.record(5, at: 1000, keeping: 86400)
+        ledger.record(3, at: 990, keeping: 86400)
+        XCTAssertTrue(ledger.isValid)
+        XCTAssertEqual(ledger.entries.map(\.time), [1000, 1000])
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 1059), 8, "both count a minute from the later time")
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 1060), 0)
+    }
+
     func testOldSpendingIsMergedButNeverCountsShorter() {
         var ledger = CallLedger()
         // A batch every 30 s for 35 days, kept for a month.

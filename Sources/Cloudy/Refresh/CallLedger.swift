@@ -30,11 +30,15 @@ public struct CallLedger: Sendable, Equatable, Codable {
             && zip(all, all.dropFirst()).allSatisfy { $0.time <= $1.time }
     }
 
-    /// Records `calls` spent at `time` (times only grow), and forgets what is older than
-    /// `horizon` seconds. Merged entries count a little longer, never shorter, and the ledger
-    /// stays small: about 3,500 entries for a month of batches every few seconds.
+    /// Records `calls` spent at `time`, and forgets what is older than `horizon` seconds. Merged
+    /// entries count a little longer, never shorter, and the ledger stays small: about 3,500
+    /// entries for a month of batches every few seconds. A time before the last entry's (the
+    /// wall clock stepped back, or two feeds of the account settled out of the order they read
+    /// the clock in) is taken as the last entry's: the calls count a little longer, and the
+    /// ledger stays in order (`isValid`), or the next start would throw `quota.json` away.
     public mutating func record(_ calls: Double, at time: Double, keeping horizon: Double) {
         guard calls > 0 else { return }
+        let time = max(time, recent.last?.time ?? minutes.last?.time ?? hours.last?.time ?? time)
         recent.append(Spending(time: time, calls: calls))
         Self.move(from: &recent, olderThan: time - 7200, into: &minutes, bucket: 60)
         Self.move(from: &minutes, olderThan: time - 2 * 86400, into: &hours, bucket: 3600)
