@@ -62,6 +62,25 @@ final class WarningDecodingTests: XCTestCase {
         XCTAssertEqual(METAlerts.severity(level: nil), .unknown)
     }
 
+    /// A downgrade to green says the danger is over: no warning, whether MET gives the level or
+    /// only CAP's `Minor` (which it sends only for downgrades).
+    func testMETNorwayAllClearsAreNoWarnings() throws {
+        func feature(_ id: String, _ properties: String) -> String {
+            #"{"properties":{"id":"\#(id)","status":"Actual","event":"rain",\#(properties)},"#
+                + #""when":{"interval":["2026-10-31T09:00:00+00:00","2026-10-31T10:00:00+00:00"]}}"#
+        }
+        let body =
+            #"{"type":"FeatureCollection","features":["#
+            + [
+                feature("green", #""awareness_level":"1; green; Minor","severity":"Minor""#),
+                feature("minor", #""severity":"Minor""#),
+                feature("yellow", #""awareness_level":"2; yellow; Moderate","severity":"Moderate""#),
+                feature("yellow-minor", #""awareness_level":"2; yellow; Moderate","severity":"Minor""#),
+            ].joined(separator: ",") + "]}"
+        let warnings = try WeatherAPI.decode(METAlerts.self, from: Array(body.utf8), as: "met-norway").get().warnings
+        XCTAssertEqual(warnings.map(\.id), ["yellow", "yellow-minor"], "the level decides when MET gives it")
+    }
+
     func testDWDLevelsThroughBrightSkysSeverity() throws {
         let warnings = try decode(BrightSkyAlerts.self, "brightsky-alerts.json").warnings
         XCTAssertEqual(warnings.count, 1)

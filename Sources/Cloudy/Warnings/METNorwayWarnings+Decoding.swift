@@ -31,12 +31,12 @@ struct METAlerts: Decodable {
         }
     }
 
-    /// Every actual warning (tests dropped). MET's own `severity` field gives CAP's word for
-    /// the colour (yellow moderate, orange severe, red extreme); without it, the level's number
-    /// does. Its window is `when.interval`: the second time is when the warning expires (the
-    /// weather may improve earlier, at `eventEndingTime`).
+    /// Every actual warning (tests and all-clears dropped). MET's own `severity` field gives
+    /// CAP's word for the colour (yellow moderate, orange severe, red extreme); without it, the
+    /// level's number does. Its window is `when.interval`: the second time is when the warning
+    /// expires (the weather may improve earlier, at `eventEndingTime`).
     var warnings: [WeatherWarning] {
-        features.filter { $0.properties.status != "Test" }.map { feature in
+        features.filter { $0.properties.status != "Test" && !Self.isAllClear($0.properties) }.map { feature in
             let alert = feature.properties
             let interval = feature.when?.interval ?? []
             return WeatherWarning(
@@ -52,9 +52,21 @@ struct METAlerts: Decodable {
         }
     }
 
+    /// A warning downgraded to green: MET's level 1, or without a level CAP's `Minor` (which MET
+    /// sends only for downgrades). It says the danger is over, so it is no warning in force.
+    static func isAllClear(_ alert: Properties) -> Bool {
+        if let level = levelNumber(alert.awarenessLevel) { return level == "1" }
+        return alert.severity?.lowercased() == "minor"
+    }
+
+    /// The number that starts `awareness_level` (`"2; yellow; Moderate"`: `2`).
+    private static func levelNumber(_ level: String?) -> String? {
+        level?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// MET's awareness levels: 2 yellow, 3 orange, 4 red.
     static func severity(level: String?) -> WarningSeverity {
-        switch level?.split(separator: ";").first.map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        switch levelNumber(level) {
         case "2": return .moderate
         case "3": return .severe
         case "4": return .extreme
