@@ -149,6 +149,29 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
     }
 
+    /// A 429 that is not the quota ("Too many concurrent requests") in a paced refresh ends it: the
+    /// places still waiting are not asked and say so, and its Retry-After holds the next refresh
+    /// back though the first batch was answered.
+    func testARateLimitEndsAPacedRefreshAndItsRetryAfterHoldsTheNext() throws {
+        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
+        rig.start(rig.config(places: 25, interval: 600), budget: budget)
+        rig.clock.advance(by: 0)
+        rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests", headers: [("Retry-After", "900")])
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1)
+        let waiting = rig.store.statuses.filter {
+            $0.lastError?.contains("not asked: the provider asked to wait") == true
+        }
+        XCTAssertEqual(waiting.count, 7)
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 900, accuracy: 1e-6, "Retry-After, past the interval's 539 s")
+        rig.answerForecasts()
+        rig.clock.advance(by: 899)
+        XCTAssertEqual(rig.asked.count, 2)
+        rig.clock.advance(by: 1)
+        XCTAssertEqual(rig.asked.count, 3)
+    }
+
     /// Shutdown while the second request of a batch is on the wire: the first one's answer was
     /// counted by the owner, so its calls stay spent (and in quota.json for the next start); the
     /// cancelled one costs nothing.

@@ -132,6 +132,8 @@ extension Feed {
         var refusal: WeatherFetchError?
         var refused: [Int] = []
         var answeredNow: [Int] = []
+        // Another 429 (a rate limit, not the quota): the rest of the refresh is not asked.
+        var rateLimit: WeatherFetchError?
         // The places as the schedule has them now (a reload may have moved or dropped some), by
         // name: looked up once per answer, not searched (1,000 places made that a million compares).
         let scheduled = Dictionary(schedule.places.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -141,12 +143,19 @@ extension Feed {
                 if refusal == nil || (refusal?.wasAsked == false && error.wasAsked) { refusal = error }
                 refused.append(index)
             } else {
+                if case .failure(let error) = outcome, error.isRateLimit, error.wasAsked { rateLimit = error }
                 run.outcomes[index] = outcome
                 answeredNow.append(index)
                 if case .success = outcome, scheduled[run.places[index].name]?.isAskedAlike(run.places[index]) == true {
                     answered.insert(run.places[index].name)
                 }
             }
+        }
+        if let rateLimit, refusal == nil {
+            let skipped = rateLimit.notAsked("not asked: the provider asked to wait (\(rateLimit.message))")
+            for index in run.pending { run.outcomes[index] = .failure(skipped) }
+            answeredNow += run.pending
+            run.pending = []
         }
         recorder.record(
             answeredNow.compactMap { index in
@@ -179,49 +188,6 @@ extension Feed {
         } else {
             armNextBatch(of: run, now: now)
         }
-    }
-
-    /// Arms the next step of `run` for when the quota has room for a place (at once when it
-    /// has now); the first wait of a run is logged.
-    private func armNextBatch(of run: RefreshRun<Report>, now: Double) {
-        var run = run
-        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
-        let wait = room > now ? room + Self.pacingMargin - now : 0
-        if wait > 0, !run.toldPacing {
-            run.toldPacing = true
-            logger.info(
-                "refresh paced to stay within the provider's quota",
-                metadata: [
-                    "provider": "\(source.providerLabel)", "places_waiting": "\(run.pending.count)",
-                    "next_batch_in_seconds": "\(SampleValue.format(wait.rounded()))",
-                ])
-        }
-        self.run = run
-        armStep(in: wait)
-    }
-
-    /// The quiet period a quota refusal asks for, started for the whole account: the window
-    /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
-    /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling
-    /// waits. Logged here, once.
-    private func beginQuietPeriod(after refusal: WeatherFetchError, now: Double, placesWaiting: Int) -> QuietPeriod {
-        let until: Double
-        if case .quota(let window?) = refusal.cause {
-            let asked = refusal.retryAfter.map { now + min($0, 31 * 86400) } ?? now
-            until = max(QuietPeriod.lift(after: window, now: now), asked)
-            backoffState.hold(until: until)
-        } else {
-            backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
-            until = backoffState.notBefore
-        }
-        let period = account.beginQuietPeriod(reason: refusal.message, until: until)
-        logger.warning(
-            "the provider refuses requests for its quota; none until it lifts",
-            metadata: [
-                "provider": "\(source.providerLabel)", "reason": "\(refusal.message)",
-                "until": "\(QuietPeriod.utcTime(until))", "places_waiting": "\(placesWaiting)",
-            ])
-        return period
     }
 
     /// Ends the refresh (its duration is already on the page): back-off, the log line, and the
@@ -272,6 +238,10 @@ extension Feed {
                     ])
             } else {
                 backoffState.recordSuccess()
+                // A Retry-After holds the next refresh back even when other places were answered.
+                if let retryAfter = upstreamFailures.compactMap(\.retryAfter).max(), retryAfter.isFinite {
+                    backoffState.hold(until: now + min(retryAfter, 86400))
+                }
             }
             arm(in: backoffState.nextRefresh(after: lastStarted) - now)
         }

@@ -1,0 +1,48 @@
+import Logging
+
+/// How a feed's refresh keeps within its quota (`QuotaAccount`): the next paced batch armed for
+/// when there is room, and the quiet period a quota refusal starts.
+extension Feed {
+    /// Arms the next step of `run` for when the quota has room for a place (at once when it
+    /// has now); the first wait of a run is logged.
+    func armNextBatch(of run: RefreshRun<Report>, now: Double) {
+        var run = run
+        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
+        let wait = room > now ? room + Self.pacingMargin - now : 0
+        if wait > 0, !run.toldPacing {
+            run.toldPacing = true
+            logger.info(
+                "refresh paced to stay within the provider's quota",
+                metadata: [
+                    "provider": "\(source.providerLabel)", "places_waiting": "\(run.pending.count)",
+                    "next_batch_in_seconds": "\(SampleValue.format(wait.rounded()))",
+                ])
+        }
+        self.run = run
+        armStep(in: wait)
+    }
+
+    /// The quiet period a quota refusal asks for, started for the whole account: the window
+    /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
+    /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling
+    /// waits. Logged here, once.
+    func beginQuietPeriod(after refusal: WeatherFetchError, now: Double, placesWaiting: Int) -> QuietPeriod {
+        let until: Double
+        if case .quota(let window?) = refusal.cause {
+            let asked = refusal.retryAfter.map { now + min($0, 31 * 86400) } ?? now
+            until = max(QuietPeriod.lift(after: window, now: now), asked)
+            backoffState.hold(until: until)
+        } else {
+            backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
+            until = backoffState.notBefore
+        }
+        let period = account.beginQuietPeriod(reason: refusal.message, until: until)
+        logger.warning(
+            "the provider refuses requests for its quota; none until it lifts",
+            metadata: [
+                "provider": "\(source.providerLabel)", "reason": "\(refusal.message)",
+                "until": "\(QuietPeriod.utcTime(until))", "places_waiting": "\(placesWaiting)",
+            ])
+        return period
+    }
+}
