@@ -208,6 +208,16 @@ final class WebConfigLoaderTests: XCTestCase {
         XCTAssertEqual(try parse(users + "auth_excluded_paths: [/healthz]\n").authExcludedPaths, ["/healthz"])
     }
 
+    /// Broken YAML names the file and line as `cloudy.yml`'s errors do.
+    func testBrokenYAMLNamesTheLine() {
+        XCTAssertThrowsError(try WebConfigLoader.parse(yaml: "basic_auth_users:\n  a: [\n", file: "w.yml")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("w.yml:3: invalid YAML: "), "\(error)")
+        }
+        XCTAssertThrowsError(try WebConfigLoader.parse(yaml: "basic_auth_users:\n  a: x\n  a: y\n", file: "w.yml")) {
+            XCTAssertEqual("\($0)", "w.yml:2: duplicate key: a")
+        }
+    }
+
     func testAMissingFileIsAnError() {
         XCTAssertThrowsError(try WebConfigLoader.load(file: "/nonexistent/web.yml")) { error in
             XCTAssertEqual((error as? ConfigError)?.reason, "cannot read the web config file")

@@ -29,7 +29,7 @@ public enum ConfigLoader {
         do {
             root = try YAMLMapping.compose(yaml)
         } catch {
-            throw yamlSyntaxError(error, file: file)
+            throw YAMLMapping.syntaxError(error, file: file)
         }
         guard let root else { throw ConfigError(file: file, line: 1, field: "", reason: "the config is empty") }
         let document = try YAMLMapping(root, path: "", file: file)
@@ -254,21 +254,6 @@ public enum ConfigLoader {
         return name.unicodeScalars.allSatisfy { scalar in
             (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9")
                 || scalar == "/" || scalar == "_" || scalar == "-" || scalar == "+"
-        }
-    }
-
-    private static func yamlSyntaxError(_ error: Error, file: String?) -> ConfigError {
-        switch error {
-        case YamlError.scanner(let context, let problem, let mark, _),
-            YamlError.parser(let context, let problem, let mark, _),
-            YamlError.composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
-            return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
-        case YamlError.duplicatedKeysInMapping(let duplicates, let context):
-            let keys = duplicates.joined(separator: ", ")
-            return ConfigError(file: file, line: context.mark.line, field: "", reason: "duplicate key: \(keys)")
-        default:
-            return ConfigError(file: file, field: "", reason: "invalid YAML: \(error)")
         }
     }
 }

@@ -217,4 +217,21 @@ extension YAMLMapping {
     static func compose(_ yaml: String) throws -> Node? {
         try Yams.compose(yaml: yaml, .basic)
     }
+
+    /// `compose`'s error as a `ConfigError` of `file` with the line Yams names: the same words
+    /// for `cloudy.yml` and the web config (`file:LINE: invalid YAML: …`, `duplicate key: …`).
+    static func syntaxError(_ error: Error, file: String?) -> ConfigError {
+        switch error {
+        case YamlError.scanner(let context, let problem, let mark, _),
+            YamlError.parser(let context, let problem, let mark, _),
+            YamlError.composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
+            return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
+        case YamlError.duplicatedKeysInMapping(let duplicates, let context):
+            let keys = duplicates.joined(separator: ", ")
+            return ConfigError(file: file, line: context.mark.line, field: "", reason: "duplicate key: \(keys)")
+        default:
+            return ConfigError(file: file, field: "", reason: "invalid YAML: \(error)")
+        }
+    }
 }

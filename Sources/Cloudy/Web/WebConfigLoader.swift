@@ -41,7 +41,7 @@ public enum WebConfigLoader {
         do {
             root = try YAMLMapping.compose(yaml)
         } catch {
-            throw ConfigError(file: file, field: "", reason: "invalid YAML: \(yamlProblem(error))")
+            throw YAMLMapping.syntaxError(error, file: file)
         }
         var config = WebConfig()
         // An empty file is a valid web config that changes nothing, as in the toolkit.
@@ -125,17 +125,5 @@ public enum WebConfigLoader {
             out.append((allowed.name, value))
         }
         return out
-    }
-
-    private static func yamlProblem(_ error: Error) -> String {
-        switch error {
-        case YamlError.scanner(_, let problem, let mark, _), YamlError.parser(_, let problem, let mark, _),
-            YamlError.composer(_, let problem, let mark, _):
-            return "line \(mark.line): \(problem)"
-        case YamlError.duplicatedKeysInMapping(let duplicates, _):
-            return "duplicate key: \(duplicates.joined(separator: ", "))"
-        default:
-            return "the file cannot be parsed"
-        }
     }
 }
