@@ -127,9 +127,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 self.backoffState = Backoff(interval: schedule.interval)
                 self.show(self.account.quietPeriod)
             }
-            self.forgetAnswers(changedFrom: previous.places, to: schedule.places)
             var before: [String: Place] = [:]
             for place in previous.places { before[place.name] = place }
+            self.forgetAnswers(changedFrom: before, to: schedule.places)
             let new = schedule.places.filter { place in before[place.name].map { !$0.isAskedAlike(place) } ?? true }
             // The places a refresh under way still waits for, without those removed or changed.
             var waiting: [Int] = []
@@ -160,9 +160,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
 
     /// A place whose coordinates, city or time zone changed starts again as never answered (as
     /// the store starts its status afresh).
-    private func forgetAnswers(changedFrom old: [Place], to new: [Place]) {
-        var before: [String: Place] = [:]
-        for place in old { before[place.name] = place }
+    private func forgetAnswers(changedFrom before: [String: Place], to new: [Place]) {
         answered = Set(
             new.filter { answered.contains($0.name) && before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
     }
