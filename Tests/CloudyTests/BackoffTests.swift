@@ -36,6 +36,12 @@ final class BackoffTests: XCTestCase {
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 12:00:30 GMT", now: now), 30)
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 11:00:00 GMT", now: now), 0)
         XCTAssertNil(RetryAfter.seconds("soon", now: now))
+        // Untrusted headers: out-of-range fields are no date, and no overflow.
+        XCTAssertNil(RetryAfter.seconds("Mon, 15 Jun 2026 9999999999999999:00:00 GMT", now: now))
+        XCTAssertNil(RetryAfter.seconds("Mon, 15 Jun 9223372036854775807 12:00:00 GMT", now: now))
+        XCTAssertNil(HTTPDate.parse("Mon, 32 Jun 2026 12:00:00 GMT"))
+        XCTAssertNil(HTTPDate.parse("Mon, 15 Jun 2026 12:60:00 GMT"))
+        XCTAssertEqual(HTTPDate.parse("Fri, 31 Dec 9999 23:59:60 GMT")?.timeIntervalSince1970, 253_402_300_800)
         XCTAssertEqual(HTTPDate.format(now), "Mon, 15 Jun 2026 12:00:00 GMT")
     }
 }

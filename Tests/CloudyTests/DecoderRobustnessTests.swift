@@ -36,11 +36,11 @@ final class DecoderRobustnessTests: XCTestCase {
         self.render(Array(zip(places, outcomes.map { try? $0.get() })), provider: .openMeteo)
     }
 
-    /// Renders the page of `snapshots` in every unit.
+    /// Renders the page of `snapshots` in every unit, and the HTML pages (landing and each place's).
     func render(_ snapshots: [(Place, WeatherSnapshot?)], provider: ProviderName) {
         var page = MetricFamilies()
-        for (place, snapshot) in snapshots {
-            let status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
+        let statuses = snapshots.map { PlaceStatus(place: $0.0, snapshot: $0.1, lastSuccess: 1, lastAttempt: 1) }
+        for status in statuses {
             MetricsViewModel(
                 status: status,
                 units: UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: WindSpeedUnit.allCases),
@@ -48,6 +48,24 @@ final class DecoderRobustnessTests: XCTestCase {
             ).addSamples(to: &page)
         }
         _ = RenderedMetrics(page: page, processMetrics: ProcessMetrics.page)
+        let pages = HTMLPages(
+            config: Config(places: statuses.map(\.place)), statuses: statuses, readiness: Readiness(statuses),
+            telemetryPath: "/metrics", now: 1)
+        _ = pages.landing
+        for status in statuses { XCTAssertNotNil(pages.places[status.place.name]) }
+    }
+
+    /// Times an answer made absurd but finite (the observation at 1e300, a sunrise at -1e20)
+    /// decode, and every page renders them: no clock time on the HTML pages traps.
+    func testAbsurdTimesRenderOnEveryPage() throws {
+        let text = String(decoding: try TestPaths.fixtureBytes("open-meteo-forecast.json"), as: UTF8.self)
+        for absurd in ["1e300", "-1e300", "1e20", "-1e20", "9.3e18"] {
+            let body = text.replacingOccurrences(of: "1781525700", with: absurd)
+                .replacingOccurrences(of: "1781491369", with: absurd)
+            let outcomes = OpenMeteoProvider.decode(Array(body.utf8), places: [places[0]], forecast: ForecastSettings())
+            let snapshot = try XCTUnwrap(try? outcomes.first?.get(), "\(absurd) decodes")
+            render([(places[0], snapshot)], provider: .openMeteo)
+        }
     }
 
     func testMutatedAnswersNeverCrash() throws {

@@ -4,13 +4,16 @@ import Foundation
 public enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
+    /// The date, or nil for anything else: headers are untrusted, so every field is checked
+    /// against its range before any arithmetic (a year of 10¹⁸ would overflow it).
     public static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), (1...31).contains(day),
+            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]), (1...9999).contains(year)
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3 else { return nil }
+        guard clock.count == 3, (0..<24).contains(clock[0]), (0..<60).contains(clock[1]), (0...60).contains(clock[2])
+        else { return nil }
         let days = daysFromCivil(year: year, month: month + 1, day: day)
         return Date(timeIntervalSince1970: Double(days * 86400 + clock[0] * 3600 + clock[1] * 60 + clock[2]))
     }

@@ -77,9 +77,13 @@ public enum ValueFormat {
         return clock(seconds + Double(utcOffset), notation: notation)
     }
 
-    /// "14:05" or "2:05 PM" for seconds since the epoch already shifted to local time.
+    /// "14:05" or "2:05 PM" for seconds since the epoch already shifted to local time. The day's
+    /// second is taken in floating point: a time an answer made absurd (1e300) is no trap.
     static func clock(_ localSeconds: Double, notation: TimeNotation) -> String {
-        let minuteOfDay = ((Int(localSeconds.rounded(.down)) / 60) % 1440 + 1440) % 1440
+        guard localSeconds.isFinite else { return missing }
+        let secondOfDay = (localSeconds.rounded(.down).truncatingRemainder(dividingBy: 86400) + 86400)
+            .truncatingRemainder(dividingBy: 86400)
+        let minuteOfDay = Int(secondOfDay / 60)
         let hour = minuteOfDay / 60
         let minute = String(minuteOfDay % 60).leftPadded(to: 2)
         switch notation {
