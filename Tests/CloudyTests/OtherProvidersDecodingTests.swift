@@ -166,6 +166,13 @@ final class OtherProvidersDecodingTests: XCTestCase {
         XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 601), 73)
         XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 741), 45)
         XCTAssertNil(ConditionMapping.wmo(openWeatherMapID: 999))
+        // No hail in OWM's thunderstorms, however heavy: never 96 or 99 ("with hail").
+        for id in [200, 202, 212, 221, 232] { XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: id), 95, "\(id)") }
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 615), 66, "light rain and snow is light")
+        XCTAssertEqual(ConditionMapping.wmo(openWeatherMapID: 616), 67)
+        XCTAssertNil(ConditionMapping.wmo(openWeatherMapID: 781), "a tornado is not fog")
+        XCTAssertNil(ConditionMapping.wmo(openWeatherMapID: 771))
+        XCTAssertEqual(ConditionMapping.wmo(metSymbol: "heavyrainandthunder"), 95)
         XCTAssertEqual(ConditionMapping.wmo(metSymbol: "clearsky_night"), 0)
         XCTAssertEqual(ConditionMapping.wmo(metSymbol: "heavysnow"), 75)
         XCTAssertEqual(ConditionMapping.wmo(metSymbol: "rainshowersandthunder_day"), 95)

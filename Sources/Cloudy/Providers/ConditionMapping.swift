@@ -1,10 +1,13 @@
 /// Other providers' condition vocabularies mapped onto the WMO codes of `WeatherCondition`, so
 /// `weather_condition_code` means the same whoever served the place.
 enum ConditionMapping {
-    /// OpenWeatherMap `weather[].id` (https://openweathermap.org/weather-conditions).
+    /// OpenWeatherMap `weather[].id` (https://openweathermap.org/weather-conditions). Its
+    /// thunderstorms (heavy ones too) carry no hail, and WMO's 96 and 99 are "with hail": all are
+    /// 95. Sleet and rain-and-snow are freezing rain (66 light, 67 heavy), as MET's sleet is.
+    /// Squalls and tornadoes have no code in the vocabulary: none rather than "Fog".
     static func wmo(openWeatherMapID id: Int) -> Int? {
         switch id {
-        case 200...232: return id == 202 || id == 212 || id == 221 || id == 232 ? 99 : 95
+        case 200...232: return 95
         case 300, 310: return 51
         case 301, 311, 313, 321: return 53
         case 302, 312, 314: return 55
@@ -18,12 +21,11 @@ enum ConditionMapping {
         case 600: return 71
         case 601: return 73
         case 602: return 75
-        case 611...613: return 66
-        case 615, 616: return 67
+        case 611...613, 615: return 66
+        case 616: return 67
         case 620: return 85
         case 621, 622: return 86
-        case 701, 711, 721, 731, 751, 761, 762, 771, 781: return 45
-        case 741: return 45
+        case 701, 711, 721, 731, 741, 751, 761, 762: return 45
         case 800: return 0
         case 801: return 1
         case 802: return 2
@@ -45,7 +47,8 @@ enum ConditionMapping {
             "lightsnowshowers": 85, "snowshowers": 86, "heavysnowshowers": 86,
         ]
         if let code = table[base] { return code }
-        if base.hasSuffix("andthunder") { return base.hasPrefix("heavy") ? 99 : 95 }
+        // Thunder, heavy or not, says nothing of hail (96, 99).
+        if base.hasSuffix("andthunder") { return 95 }
         return nil
     }
 
