@@ -224,4 +224,24 @@ final class WeekViewModelTests: XCTestCase {
             ], Array(repeating: "–", count: 10))
         XCTAssertEqual(day.icon, "unknown")
     }
+
+    /// Berlin refreshed before daylight saving begins (29 March 2026, 01:00 UTC): the answer's
+    /// offset is CET's, but the clock times after the change are CEST's, by the zone's rules.
+    func testClockTimesAfterADaylightSavingChangeAreInTheNewOffset() {
+        let change = 1_774_746_000.0  // 2026-03-29T01:00:00Z
+        let hourly = (1...3).map { HourlyForecast(hoursAhead: $0, time: change - 3600 + Double($0 - 1) * 3600) }
+        let daily = [DailyForecast(daysAhead: 1, sunrise: 1_774_845_300)]  // 2026-03-30T04:35:00Z
+        var snapshot = WeatherSnapshot(
+            current: CurrentConditions(observedAt: change - 1800), daily: daily, hourly: hourly,
+            timezone: "Europe/Berlin", utcOffsetSeconds: 3600)
+        let day = DayViewModel(snapshot: snapshot, units: .init(), hours: 3)
+        XCTAssertEqual(day.hours.map(\.time), ["01:00", "03:00", "04:00"], "02:00 does not exist that night")
+        XCTAssertEqual(day.readings.last?.value, "01:30", "observed before the change")
+        let week = WeekViewModel(snapshot: snapshot, units: .init(), thresholds: .builtIn, now: change - 1800)
+        XCTAssertEqual(week.days.first?.sunrise, "06:35")
+        // Without a zone, the answer's offset is all there is.
+        snapshot.timezone = nil
+        XCTAssertEqual(
+            DayViewModel(snapshot: snapshot, units: .init(), hours: 3).hours.map(\.time), ["01:00", "02:00", "03:00"])
+    }
 }

@@ -141,3 +141,9 @@ public struct HourlyForecast: Sendable, Equatable {
         self.conditionCode = conditionCode
     }
 }
+
+extension WeatherSnapshot {
+    /// The place's offset from UTC at a moment, for the clock times the pages show: by the rules
+    /// of the zone the answer named, else the answer's own offset (in force when it was made).
+    var utcOffsets: @Sendable (Double) -> Int { ForecastTime.utcOffsets(zone: timezone, fixed: utcOffsetSeconds) }
+}

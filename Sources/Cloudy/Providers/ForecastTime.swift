@@ -1,6 +1,17 @@
+import Foundation
+
 /// Where a forecast step falls as the exporter counts it: hours ahead of the current whole hour,
 /// local calendar days. Times come from untrusted answers, so every result is optional.
 enum ForecastTime {
+    /// The offset from UTC at a moment, by the rules of the IANA zone `zone` (so a
+    /// daylight-saving change inside a forecast moves its clock times), else always `fixed`.
+    static func utcOffsets(zone: String?, fixed: Int) -> @Sendable (Double) -> Int {
+        guard let zone, let timeZone = TimeZone(identifier: zone) else { return { _ in fixed } }
+        return { seconds in
+            abs(seconds) < 1e12 ? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)) : fixed
+        }
+    }
+
     /// `value` rounded down, or nil when it is not a number a clock or calendar could hold
     /// (answers are untrusted: `Int(1e300)` would trap).
     static func wholeNumber(_ value: Double) -> Int? {

@@ -32,6 +32,7 @@ public struct DayViewModel: Sendable {
 
     public init(snapshot: WeatherSnapshot, units: UnitSettings, hours: Int) {
         let current = snapshot.current
+        let offsets = snapshot.utcOffsets
         let condition = current.conditionCode.map { WeatherCondition(code: $0, isDay: current.isDay ?? true) }
         icon = condition?.icon ?? "unknown"
         self.condition = condition?.text ?? ValueFormat.missing
@@ -54,12 +55,12 @@ public struct DayViewModel: Sendable {
             Reading(label: "Precipitation", value: ValueFormat.precipitation(current.precipitationMeters)),
             Reading(
                 label: "Observed at",
-                value: ValueFormat.clock(current.observedAt, utcOffset: snapshot.utcOffsetSeconds, units.time)),
+                value: ValueFormat.clock(current.observedAt, offsets: offsets, units.time)),
         ]
         self.hours = snapshot.hourly.filter { $0.hoursAhead >= 1 && $0.hoursAhead <= hours }.map { hour in
             let condition = hour.conditionCode.map { WeatherCondition(code: $0) }
             return Hour(
-                time: ValueFormat.clock(hour.time, utcOffset: snapshot.utcOffsetSeconds, units.time),
+                time: ValueFormat.clock(hour.time, offsets: offsets, units.time),
                 icon: condition?.icon ?? "unknown",
                 condition: condition?.text ?? ValueFormat.missing,
                 temperature: ValueFormat.temperature(hour.temperatureCelsius, units.temperature),

@@ -90,7 +90,7 @@ public struct StatusViewModel: Sendable {
             low: ValueFormat.temperature(today?.temperatureMinCelsius, units.temperature),
             high: ValueFormat.temperature(today?.temperatureMaxCelsius, units.temperature),
             wind: current.windSpeedMetersPerSecond == nil ? ValueFormat.missing : direction + speed,
-            observedAt: ValueFormat.clock(current.observedAt, utcOffset: snapshot.utcOffsetSeconds, units.time),
+            observedAt: ValueFormat.clock(current.observedAt, offsets: snapshot.utcOffsets, units.time),
             thresholdsAhead: thresholdsAhead(snapshot, thresholds: thresholds, now: now))
     }
 

@@ -73,8 +73,14 @@ public enum ValueFormat {
 
     /// "14:05" or "2:05 PM" at `seconds` (unix) in a place `utcOffset` seconds east of UTC.
     static func clock(_ seconds: Double?, utcOffset: Int, _ notation: TimeNotation) -> String {
+        clock(seconds, offsets: { _ in utcOffset }, notation)
+    }
+
+    /// "14:05" or "2:05 PM" at `seconds` (unix) in a place whose offset from UTC at a moment is
+    /// `offsets` (`WeatherSnapshot.utcOffsets`: daylight-saving changes included).
+    static func clock(_ seconds: Double?, offsets: (Double) -> Int, _ notation: TimeNotation) -> String {
         guard let seconds, seconds.isFinite else { return missing }
-        return clock(seconds + Double(utcOffset), notation: notation)
+        return clock(seconds + Double(offsets(seconds)), notation: notation)
     }
 
     /// "14:05" or "2:05 PM" for seconds since the epoch already shifted to local time. The day's

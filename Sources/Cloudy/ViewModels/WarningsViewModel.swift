@@ -47,13 +47,10 @@ public struct WarningsViewModel: Sendable {
         }
     }
 
-    /// The place's offset from UTC at a moment.
+    /// The place's offset from UTC at a moment: its configured zone, else its weather's.
     static func utcOffset(_ status: PlaceStatus) -> @Sendable (Double) -> Int {
-        if let name = status.place.timezone ?? status.snapshot?.timezone, let zone = TimeZone(identifier: name) {
-            return { zone.secondsFromGMT(for: Date(timeIntervalSince1970: $0)) }
-        }
-        let fixed = status.snapshot?.utcOffsetSeconds ?? 0
-        return { _ in fixed }
+        ForecastTime.utcOffsets(
+            zone: status.place.timezone ?? status.snapshot?.timezone, fixed: status.snapshot?.utcOffsetSeconds ?? 0)
     }
 
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

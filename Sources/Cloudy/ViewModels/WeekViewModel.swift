@@ -33,7 +33,7 @@ public struct WeekViewModel: Sendable {
     /// place's time zone, or count on from the place's date at `now` (unix seconds) when the
     /// provider sent no dates. Days are marked against `thresholds`, the place's own.
     public init(snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double) {
-        let offset = snapshot.utcOffsetSeconds
+        let offsets = snapshot.utcOffsets
         let name = Self.dayNames(snapshot, now: now)
         days = snapshot.daily.map { day in
             let condition = day.conditionCode.map { WeatherCondition(code: $0) }
@@ -49,8 +49,8 @@ public struct WeekViewModel: Sendable {
                 wind: ValueFormat.windSpeed(day.windSpeedMaxMetersPerSecond, units.windSpeed),
                 gusts: ValueFormat.windSpeed(day.windGustMaxMetersPerSecond, units.windSpeed),
                 uvIndex: ValueFormat.uvIndex(day.uvIndexMax),
-                sunrise: ValueFormat.clock(day.sunrise, utcOffset: offset, units.time),
-                sunset: ValueFormat.clock(day.sunset, utcOffset: offset, units.time),
+                sunrise: ValueFormat.clock(day.sunrise, offsets: offsets, units.time),
+                sunset: ValueFormat.clock(day.sunset, offsets: offsets, units.time),
                 crossings: crossings,
                 marks: crossings.map(\.title).joined(separator: ", "),
                 rowClass: crossings.isEmpty ? nil : "crossed")
