@@ -46,6 +46,11 @@ final class CallLedgerTests: XCTestCase {
         XCTAssertEqual(ledger.entries.map(\.time), [1000, 1000])
         XCTAssertEqual(ledger.spent(inLast: 60, at: 1059), 8, "both count a minute from the later time")
         XCTAssertEqual(ledger.spent(inLast: 60, at: 1060), 0)
+        // Seen from the stepped-back clock, the calls stamped ahead of it are spent now; those a
+        // whole window ahead are not (a clock far off would otherwise hold every request back).
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 990), 8)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 1, quota: Quota(limits: [.minute: 10]), at: 990), 2)
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 939), 0)
     }
 
     func testOldSpendingIsMergedButNeverCountsShorter() {

@@ -34,8 +34,9 @@ public struct CallLedger: Sendable, Equatable, Codable {
     /// entries count a little longer, never shorter, and the ledger stays small: about 3,500
     /// entries for a month of batches every few seconds. A time before the last entry's (the
     /// wall clock stepped back, or two feeds of the account settled out of the order they read
-    /// the clock in) is taken as the last entry's: the calls count a little longer, and the
-    /// ledger stays in order (`isValid`), or the next start would throw `quota.json` away.
+    /// the clock in) is taken as the last entry's: the calls count a little longer (`spent`
+    /// counts them at the earlier time too), and the ledger stays in order (`isValid`), or the
+    /// next start would throw `quota.json` away.
     public mutating func record(_ calls: Double, at time: Double, keeping horizon: Double) {
         guard calls > 0 else { return }
         let time = max(time, recent.last?.time ?? minutes.last?.time ?? hours.last?.time ?? time)
@@ -64,13 +65,15 @@ public struct CallLedger: Sendable, Equatable, Codable {
         tier.removeFirst(count)
     }
 
-    /// Calls spent in the `seconds` up to `now`: the window (now − seconds, now].
+    /// Calls spent in the `seconds` up to `now`: the window (now − seconds, now]. Calls stamped
+    /// after `now` count too, up to a window ahead: the wall clock stepped back since, and they
+    /// were spent all the same (`record` stamps later calls no earlier than them).
     public func spent(inLast seconds: Double, at now: Double) -> Double {
         var sum = 0.0
         for tier in [recent, minutes, hours] {
             for entry in tier.reversed() {
                 if entry.time <= now - seconds { return sum }
-                if entry.time <= now { sum += entry.calls }
+                if entry.time <= now + seconds { sum += entry.calls }
             }
         }
         return sum
