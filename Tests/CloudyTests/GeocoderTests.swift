@@ -148,4 +148,24 @@ final class GeocoderTests: XCTestCase {
         failing.withLockedValue { $0 = nil }
         XCTAssertNoThrow(try lookUpAfterWaiting(500, geocoder, springfield).get())
     }
+
+    /// A reload that fixes a `city:` asks at once: the failed search's back-off was for it alone.
+    func testAFixedSearchDoesNotWaitForTheFailedOnesBackOff() throws {
+        let geocoder = geocoder(jitter: 0.5)
+        let typo = Place(name: "Springfield", city: CitySearch(query: "Sprngfield"))
+        XCTAssertThrowsError(try locate(geocoder, typo).get())
+        clock.advance(by: 10)
+        XCTAssertThrowsError(try locate(geocoder, typo).get()) { XCTAssertTrue("\($0)".hasSuffix("retrying later")) }
+        XCTAssertEqual(lookUps, 1)
+        XCTAssertEqual(try locate(geocoder, springfield).get().latitude, 37.21533, "asked at once")
+        XCTAssertEqual(lookUps, 2)
+    }
+
+    /// A state file that exists but cannot be read (here a directory) is said in the log.
+    func testAnUnreadableStateFileIsLogged() throws {
+        try FileManager.default.createDirectory(
+            at: storage.appendingPathComponent("places.json"), withIntermediateDirectories: true)
+        _ = geocoder()
+        XCTAssertEqual(log.entries(containing: "cannot read the state file").count, 1)
+    }
 }

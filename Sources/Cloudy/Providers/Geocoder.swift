@@ -30,7 +30,9 @@ public final class Geocoder: @unchecked Sendable {
     private let logger: Logger
     private let stateFile: URL
     private var found: [String: Found]
-    private var retries: [String: (backoff: Backoff, reason: String)] = [:]
+    /// Places whose last look-up failed: what was searched for, when to ask again, and why. A
+    /// place searched for anew (a reload fixed its `city:`) does not wait for the old search.
+    private var retries: [String: (search: CitySearch, backoff: Backoff, reason: String)] = [:]
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
     private let jitter: @Sendable () -> Double
 
@@ -44,7 +46,13 @@ public final class Geocoder: @unchecked Sendable {
         self.logger = logger
         self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
-        if let data = try? Data(contentsOf: stateFile) {
+        let data = try? Data(contentsOf: stateFile)
+        if data == nil, FileManager.default.fileExists(atPath: stateFile.path) {
+            logger.warning(
+                "cannot read the state file; city: places are looked up again",
+                metadata: ["file": "\(stateFile.path)"])
+        }
+        if let data {
             do {
                 found = try JSONDecoder().decode([String: Found].self, from: data)
             } catch {
@@ -78,7 +86,7 @@ public final class Geocoder: @unchecked Sendable {
         if let known = found[place.name], known.search == search {
             return .success(located(place, known))
         }
-        if let waiting = retries[place.name], now < waiting.backoff.notBefore {
+        if let waiting = retries[place.name], waiting.search == search, now < waiting.backoff.notBefore {
             return .failure(WeatherFetchError("geocoding \(search.description): \(waiting.reason); retrying later"))
         }
         switch lookUp(search, now: now) {
@@ -93,9 +101,10 @@ public final class Geocoder: @unchecked Sendable {
                 // (soon while the network comes up, as for a forecast), not a back-off of our own.
                 retries[place.name] = nil
             } else {
-                var backoff = retries[place.name]?.backoff ?? Backoff(interval: max(30, retryInterval))
+                let earlier = retries[place.name].flatMap { $0.search == search ? $0.backoff : nil }
+                var backoff = earlier ?? Backoff(interval: max(30, retryInterval))
                 backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
-                retries[place.name] = (backoff, error.message)
+                retries[place.name] = (search, backoff, error.message)
             }
             logger.warning(
                 "city look-up failed",
