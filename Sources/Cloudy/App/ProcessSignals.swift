@@ -4,13 +4,15 @@ import Logging
 
 /// SIGTERM/SIGINT (stop) and SIGHUP (reload) through Dispatch signal sources, installed first
 /// thing at start-up. A signal that arrives before its action is set is remembered and acted
-/// on as soon as it is (a stop during start-up stops right after start-up).
+/// on as soon as it is (a stop during start-up stops right after start-up; a reload asked for
+/// after the config was read reads it again).
 final class ProcessSignals: @unchecked Sendable {
     private let lock = NSLock()
     private var sources: [DispatchSourceSignal] = []
     private var stopAction: (@Sendable () -> Void)?
     private var hangupAction: (@Sendable () -> Void)?
     private var stopPending = false
+    private var hangupPending = false
 
     init(logger: Logger) {
         for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -19,7 +21,11 @@ final class ProcessSignals: @unchecked Sendable {
             source.setEventHandler { [weak self] in
                 guard let self else { return }
                 if number == SIGHUP {
-                    self.lock.withLock { self.hangupAction }?()
+                    let action: (@Sendable () -> Void)? = self.lock.withLock {
+                        self.hangupPending = self.hangupAction == nil
+                        return self.hangupAction
+                    }
+                    action?()
                     return
                 }
                 logger.info("stopping", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
@@ -43,7 +49,11 @@ final class ProcessSignals: @unchecked Sendable {
     }
 
     func onHangup(_ action: @escaping @Sendable () -> Void) {
-        lock.withLock { hangupAction = action }
+        let pending = lock.withLock {
+            hangupAction = action
+            return hangupPending
+        }
+        if pending { action() }
     }
 
     func cancel() {
