@@ -43,4 +43,28 @@ final class WebConfigWatchTests: WebConfigTestCase {
         XCTAssertEqual(web.current().config.tls?.files, ["\(later.path)/live.pem", "\(later.path)/live.key"])
         XCTAssertEqual(log.entries(containing: "web config re-read refused").count, 2)
     }
+
+    /// A certificate caught half copied: refused, then read again once it is whole. The first
+    /// look after the refusal reads once more (the files the refused config names had no stamp
+    /// yet), and says so once more; then nothing until a file changes.
+    func testAHalfCopiedCertificateIsReadOnceItIsWhole() throws {
+        let certificates = try TestCertificates.directory()
+        try tls(certificates.path, "server").write(to: webFile, atomically: true, encoding: .utf8)
+        let web = try WebConfigReloader(path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload)
+        let later = directory.appendingPathComponent("later")
+        try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+        let whole = try Data(contentsOf: certificates.appendingPathComponent("server2.pem"))
+        try whole.prefix(100).write(to: later.appendingPathComponent("live.pem"))
+        try FileManager.default.copyItem(
+            at: certificates.appendingPathComponent("server2.key"), to: later.appendingPathComponent("live.key"))
+        try tls(later.path, "live").write(to: webFile, atomically: true, encoding: .utf8)
+        XCTAssertEqual(look(web), 1)
+        XCTAssertEqual(gauge(web), 0, "not PEM yet")
+        XCTAssertEqual(look(web), 1, "once more, now that its files are watched")
+        XCTAssertEqual(look(web), 0)
+        XCTAssertEqual(log.entries(containing: "web config re-read refused").count, 2)
+        try whole.write(to: later.appendingPathComponent("live.pem"))
+        XCTAssertEqual(look(web), 1)
+        XCTAssertEqual(gauge(web), 1)
+    }
 }

@@ -6,9 +6,9 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
     /// Dotted path of the offending field; empty for errors about the whole document.
     public var field: String
     public var reason: String
-    /// A file the config names that could not be read: a reloader watches it, so the config is
-    /// read again once the file is there (`WebConfigReloader`).
-    public var unreadableFile: String?
+    /// The files a refused web config names (its certificate, key and client CA): a reloader
+    /// watches them, so the config is read again once they change (`WebConfigReloader`).
+    public var namedFiles: [String] = []
 
     public init(file: String? = nil, line: Int? = nil, field: String, reason: String) {
         self.file = file

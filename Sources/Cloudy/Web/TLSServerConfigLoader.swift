@@ -200,15 +200,20 @@ enum TLSServerConfigLoader {
         return version
     }
 
+    /// The files `map` names (`cert_file`, `key_file`, `client_ca_file`), as read.
+    static func namedFiles(_ map: YAMLMapping, directory: String) -> [String] {
+        ["cert_file", "key_file", "client_ca_file"].compactMap { key in
+            (try? map.string(key))?.map { resolve($0, directory) }
+        }
+    }
+
     private static func resolve(_ path: String, _ directory: String) -> String {
         path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
     }
 
     private static func read(_ map: YAMLMapping, _ key: String, _ path: String) throws(ConfigError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            var error = map.error(key, "cannot read \(path)")
-            error.unreadableFile = path
-            throw error
+            throw map.error(key, "cannot read \(path)")
         }
         return Array(data)
     }

@@ -49,7 +49,13 @@ public enum WebConfigLoader {
         let document = try YAMLMapping(root, path: "", file: file)
         try document.rejectUnknownKeys(topLevelKeys)
         if let tls = try document.mapping("tls_server_config") {
-            config.tls = try TLSServerConfigLoader.read(tls, directory: directory)
+            do {
+                config.tls = try TLSServerConfigLoader.read(tls, directory: directory)
+            } catch {
+                var refused = error
+                refused.namedFiles = TLSServerConfigLoader.namedFiles(tls, directory: directory)
+                throw refused
+            }
         }
         if let http = try document.mapping("http_server_config") {
             try http.rejectUnknownKeys(["headers", "http2"])

@@ -47,8 +47,8 @@ public final class WebConfigReloader: Sendable {
     private struct State {
         var active: Active
         /// The files besides the web config whose change starts a re-read: those the config in
-        /// force names, and after a refused re-read, one it could not read as well (a certificate
-        /// named before it was put in place is read once it is there).
+        /// force names, and after a refused re-read those the refused one names too (a
+        /// certificate named before it was in place, or half copied, is read once it is whole).
         var watched: [String]
         var fingerprint: [FileStamp?]
         var checkedAt: Double
@@ -137,18 +137,15 @@ public final class WebConfigReloader: Sendable {
             Self.warn(about: config, logger: logger)
         } catch {
             // Remember what the look saw: the same broken files are not read (nor logged) again.
-            // A file the new config names and could not read is watched too, as absent, so it
-            // is read once it is there.
+            // The files the refused config names are watched too; one the look did not see yet
+            // counts as absent, so it is read once more if it is there (then it has a stamp).
             var seen: [String: FileStamp?] = [:]
             for (file, stamp) in zip([path] + files, fingerprint) { seen[file] = stamp }
-            let unreadable = (error as? ConfigError)?.unreadableFile
+            let named = (error as? ConfigError)?.namedFiles ?? []
             state.withLockedValue { state in
                 var watched = state.active.config.referencedFiles
-                var stamps = ([path] + watched).map { seen[$0] ?? nil }
-                if let unreadable, unreadable != path, !watched.contains(unreadable) {
-                    watched.append(unreadable)
-                    stamps.append(nil)
-                }
+                for file in named where file != path && !watched.contains(file) { watched.append(file) }
+                let stamps = ([path] + watched).map { seen[$0] ?? nil }
                 state.watched = watched
                 state.fingerprint = stamps
                 state.successful = false
@@ -213,8 +210,11 @@ public final class WebConfigReloader: Sendable {
         return page
     }
 
+    /// What a look sees of a file: its identity, size, content time and status time (a chmod
+    /// that makes an unreadable key readable changes only the last).
     struct FileStamp: Equatable {
         var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+        var statusSeconds = 0, statusNanoseconds = 0
     }
 
     private static func fingerprint(_ path: String?, _ files: [String]) -> [FileStamp?] {
@@ -223,7 +223,8 @@ public final class WebConfigReloader: Sendable {
             guard stat(file, &info) == 0 else { return nil }
             return FileStamp(
                 device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+                seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec, statusSeconds: info.st_ctim.tv_sec,
+                statusNanoseconds: info.st_ctim.tv_nsec)
         }
     }
 }
