@@ -36,21 +36,22 @@ final class CallLedgerTests: XCTestCase {
         XCTAssertEqual(ledger.nextRoom(callsPerPlace: 2.9, quota: tiny, after: 30), 60)
     }
 
-    /// Calls stamped before the last entry (the clock stepped back, or two feeds settled out of
-    /// order) count from the last entry's time: the ledger stays in order, so quota.json stays good.
-    func testATimeBeforeTheLastEntryKeepsTheLedgerInOrder() {
+    /// A batch settled with a time before the last entry's (the clock stepped back, or two
+    /// feeds settled out of order): the entries move back with the clock, so the ledger stays in
+    /// order and what was spent keeps its age; before that record, seen from the stepped-back
+    /// clock, calls stamped up to a window ahead count as spent.
+    func testAClockSteppedBackMovesTheLedgerWithIt() {
         var ledger = CallLedger()
         ledger.record(5, at: 1000, keeping: 86400)
-        ledger.record(3, at: 990, keeping: 86400)
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 990), 5, "ahead of the clock, within a window")
+        XCTAssertEqual(ledger.spent(inLast: 60, at: 939), 0, "a window ahead: a clock far off")
+        // An hour back: the batch of 1000 counts as just gone out at 3600 s earlier.
+        ledger.record(3, at: 1000 - 3600, keeping: 86400)
         XCTAssertTrue(ledger.isValid)
-        XCTAssertEqual(ledger.entries.map(\.time), [1000, 1000])
-        XCTAssertEqual(ledger.spent(inLast: 60, at: 1059), 8, "both count a minute from the later time")
-        XCTAssertEqual(ledger.spent(inLast: 60, at: 1060), 0)
-        // Seen from the stepped-back clock, the calls stamped ahead of it are spent now; those a
-        // whole window ahead are not (a clock far off would otherwise hold every request back).
-        XCTAssertEqual(ledger.spent(inLast: 60, at: 990), 8)
-        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 1, quota: Quota(limits: [.minute: 10]), at: 990), 2)
-        XCTAssertEqual(ledger.spent(inLast: 60, at: 939), 0)
+        XCTAssertEqual(ledger.entries.map(\.time), [-2600, -2600])
+        XCTAssertEqual(ledger.spent(inLast: 60, at: -2541), 8, "both count a minute from now")
+        XCTAssertEqual(ledger.spent(inLast: 60, at: -2540), 0)
+        XCTAssertEqual(ledger.affordablePlaces(callsPerPlace: 1, quota: Quota(limits: [.minute: 10]), at: -2600), 2)
     }
 
     func testOldSpendingIsMergedButNeverCountsShorter() {

@@ -34,12 +34,16 @@ public struct CallLedger: Sendable, Equatable, Codable {
     /// entries count a little longer, never shorter, and the ledger stays small: about 3,500
     /// entries for a month of batches every few seconds. A time before the last entry's (the
     /// wall clock stepped back, or two feeds of the account settled out of the order they read
-    /// the clock in) is taken as the last entry's: the calls count a little longer (`spent`
-    /// counts them at the earlier time too), and the ledger stays in order (`isValid`), or the
-    /// next start would throw `quota.json` away.
+    /// the clock in) moves every entry back with it, the last to `time`: what was spent keeps
+    /// its age, as if the last batch had just gone out (never younger), and the ledger stays in
+    /// order (`isValid`), or the next start would throw `quota.json` away.
     public mutating func record(_ calls: Double, at time: Double, keeping horizon: Double) {
         guard calls > 0 else { return }
-        let time = max(time, recent.last?.time ?? minutes.last?.time ?? hours.last?.time ?? time)
+        if let last = entries.last?.time, time < last {
+            for tier in [\CallLedger.hours, \.minutes, \.recent] {
+                for index in self[keyPath: tier].indices { self[keyPath: tier][index].time -= last - time }
+            }
+        }
         recent.append(Spending(time: time, calls: calls))
         Self.move(from: &recent, olderThan: time - 7200, into: &minutes, bucket: 60)
         Self.move(from: &minutes, olderThan: time - 2 * 86400, into: &hours, bucket: 3600)
@@ -67,7 +71,7 @@ public struct CallLedger: Sendable, Equatable, Codable {
 
     /// Calls spent in the `seconds` up to `now`: the window (now − seconds, now]. Calls stamped
     /// after `now` count too, up to a window ahead: the wall clock stepped back since, and they
-    /// were spent all the same (`record` stamps later calls no earlier than them).
+    /// were spent all the same (the next `record` moves them back with the clock).
     public func spent(inLast seconds: Double, at now: Double) -> Double {
         var sum = 0.0
         for tier in [recent, minutes, hours] {
