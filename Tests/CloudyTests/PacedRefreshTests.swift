@@ -238,7 +238,10 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.asked.map(\.places), [9, 6], "Place 9 and Places 20-24: the removed ten are not asked")
         XCTAssertFalse(rig.asked.contains { $0.uri.contains("-59.9,") }, "Place 10's latitude")
         XCTAssertEqual(rig.placesUp, 15)
-        XCTAssertEqual(rig.log.entries(containing: "refresh finished").count, 1)
+        let finished = rig.log.entries(containing: "refresh finished")
+        XCTAssertEqual(finished.count, 1)
+        XCTAssertEqual(finished.first?.metadata["places_ok"], "15")
+        XCTAssertEqual(finished.first?.metadata["places_failed"], "0", "the removed places are not its failures")
         XCTAssertEqual(
             try XCTUnwrap(rig.nextRefreshIn), 600 - 61, accuracy: 1e-6, "the interval counts from the run's start")
     }

@@ -131,13 +131,10 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             for place in previous.places { before[place.name] = place }
             self.forgetAnswers(changedFrom: before, to: schedule.places)
             let new = schedule.places.filter { place in before[place.name].map { !$0.isAskedAlike(place) } ?? true }
-            // The places a refresh under way still waits for, without those removed or changed.
-            var waiting: [Int] = []
-            if let run = self.run {
-                let unchanged = Set(schedule.places.filter { before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
-                waiting = run.pending.filter { unchanged.contains(run.places[$0].name) }
-                self.run?.pending = waiting
-            }
+            // A refresh under way goes on without the places removed or changed.
+            let unchanged = Set(schedule.places.filter { before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
+            self.run?.keep(only: unchanged)
+            let waiting = self.run.map { run in run.pending.map { run.places[$0].name } } ?? []
             guard self.running else { return }
             // The reload may have moved the stale deadline (`refresh.stale_after`, places removed).
             self.armStaleTimer()
@@ -147,9 +144,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 // settings goes on with its places still waiting, plus the added or changed ones,
                 // rather than asking its first places again.
                 var only: Set<String>?
-                if source == nil, let run = self.run {
-                    only = Set(waiting.map { run.places[$0].name } + new.map(\.name))
-                }
+                if source == nil, self.run != nil { only = Set(waiting + new.map(\.name)) }
                 self.arm(in: self.backoffState.notBefore - now, only: only)
             } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork {
                 // A fast retry armed stays: the network is still awaited.

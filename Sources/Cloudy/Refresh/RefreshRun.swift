@@ -5,9 +5,9 @@
 struct RefreshRun<Report: Sendable> {
     /// The places this run refreshes, as configured: every place, or those a fast network retry
     /// is for.
-    let places: [Place]
+    private(set) var places: [Place]
     /// Each place as located (a `city:` place with the coordinates found), or why it is not.
-    let located: [Result<Place, WeatherFetchError>]
+    private(set) var located: [Result<Place, WeatherFetchError>]
     /// Each place's outcome so far; nil while it is still to ask.
     var outcomes: [Result<Report, WeatherFetchError>?]
     /// Indexes of located places still to ask, in config order.
@@ -40,6 +40,19 @@ struct RefreshRun<Report: Sendable> {
             if case .success = located[index] { return true }
             return false
         }
+    }
+
+    /// Leaves out the places not named in `names` (a reload removed or moved them): they are no
+    /// longer asked, recorded or counted in the refresh's outcome.
+    mutating func keep(only names: Set<String>) {
+        let kept = places.indices.filter { names.contains(places[$0].name) }
+        guard kept.count < places.count else { return }
+        var position: [Int: Int] = [:]
+        for (new, old) in kept.enumerated() { position[old] = new }
+        places = kept.map { places[$0] }
+        located = kept.map { located[$0] }
+        outcomes = kept.map { outcomes[$0] }
+        pending = pending.compactMap { position[$0] }
     }
 
     /// The place at `index` as it is fetched, or nil when it could not be located.
