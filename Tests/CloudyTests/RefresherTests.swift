@@ -163,21 +163,25 @@ final class RefresherTests: XCTestCase {
             metricsText.contains("weather_last_success_timestamp_seconds{location=\"Berlin\"} "), "health stays")
     }
 
-    /// A reload that shortens `stale_after` moves the stale re-render: the weather vanishes at the
-    /// new deadline, not at the old one nor at the next refresh.
+    /// A reload that shortens `stale_after` moves the stale re-render: while the provider fails
+    /// and the back-off holds the next refresh, the weather vanishes at the new deadline, not at
+    /// the old one nor at the next refresh. (900 s: what `FairUse` allows at a 600 s interval.)
     func testAShorterStaleAfterFromAReloadTakesEffectWithoutARefresh() throws {
         let first = config(interval: 600, staleAfter: 3600)
         start(first)
         clock.advance(by: 0)
-        clock.advance(by: 10)
+        upstream.answer(status: .internalServerError)
+        clock.advance(by: 600)
+        XCTAssertEqual(upstream.requests.count, 2)
+        XCTAssertGreaterThan(try XCTUnwrap(nextRefreshIn), 300, "backed off past the new deadline")
         var shorter = first
-        shorter.refresh.staleAfter = 300
+        shorter.refresh.staleAfter = 900
         reload(to: shorter, from: first)
         store.render(now: clock.now())
         XCTAssertTrue(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"} "))
-        clock.advance(by: 290.1)
-        XCTAssertEqual(upstream.requests.count, 1, "no refresh since the first")
-        XCTAssertFalse(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"}"), "stale at 300 s")
+        clock.advance(by: 300.1)
+        XCTAssertEqual(upstream.requests.count, 2, "no refresh since the failed one")
+        XCTAssertFalse(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"}"), "stale at 900 s")
     }
 
     func testReloadWithANewPlaceRefreshesAtOnceAndAnUnchangedOneKeepsTheSchedule() throws {

@@ -51,6 +51,7 @@ final class ProcessSignals: @unchecked Sendable {
     func onHangup(_ action: @escaping @Sendable () -> Void) {
         let pending = lock.withLock {
             hangupAction = action
+            defer { hangupPending = false }
             return hangupPending
         }
         if pending { action() }

@@ -122,6 +122,7 @@ public struct RefreshSettings: Sendable, Equatable {
         self.parallelRequests = parallelRequests
     }
 
+    /// Every field but `staleAfterIsWritten`: a field added above belongs here too.
     public static func == (lhs: RefreshSettings, rhs: RefreshSettings) -> Bool {
         lhs.interval == rhs.interval && lhs.timeout == rhs.timeout && lhs.staleAfter == rhs.staleAfter
             && lhs.overQuota == rhs.overQuota && lhs.parallelRequests == rhs.parallelRequests

@@ -25,8 +25,18 @@ public struct Backoff: Sendable, Equatable {
         failures += 1
         let exponential = min(bound, interval * Double(1 << min(failures - 1, 20)))
         var wait = exponential * (0.8 + 0.4 * jitter)
-        if let retryAfter, retryAfter.isFinite { wait = max(wait, min(retryAfter, 86400)) }
+        if let retryAfter, retryAfter.isFinite { wait = max(wait, min(retryAfter, Self.longestRetryAfter)) }
         notBefore = now + wait
+    }
+
+    /// The longest `Retry-After` honoured: a day (a header asking for more is taken as a day).
+    static let longestRetryAfter: Double = 86400
+
+    /// Holds every request back for the `Retry-After` a provider sent, without counting a
+    /// failure (other places were answered).
+    public mutating func hold(retryAfter: Double, now: Double) {
+        guard retryAfter.isFinite else { return }
+        hold(until: now + min(retryAfter, Self.longestRetryAfter))
     }
 
     /// Holds every request back until `until` (a quiet period the provider's quota asked for)

@@ -239,8 +239,8 @@ extension Feed {
             } else {
                 backoffState.recordSuccess()
                 // A Retry-After holds the next refresh back even when other places were answered.
-                if let retryAfter = upstreamFailures.compactMap(\.retryAfter).max(), retryAfter.isFinite {
-                    backoffState.hold(until: now + min(retryAfter, 86400))
+                if let retryAfter = upstreamFailures.compactMap(\.retryAfter).max() {
+                    backoffState.hold(retryAfter: retryAfter, now: now)
                 }
             }
             arm(in: backoffState.nextRefresh(after: lastStarted) - now)
