@@ -27,6 +27,16 @@ final class PacedRefreshTests: XCTestCase {
         }
     }
 
+    /// 25 places under a quota of 10 calls a minute at one call a place (9 a batch, 90 %), every
+    /// 600 s: started, and its first batch asked. Returns the config.
+    @discardableResult
+    func startTwentyFivePlacesTenAMinute() -> Config {
+        let config = rig.config(places: 25, interval: 600)
+        rig.start(config, budget: CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1))
+        rig.clock.advance(by: 0)
+        return config
+    }
+
     func testABigRefreshGoesOutInBatchesAWindowApartAndThePageUpdatesPerBatch() throws {
         let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
         rig.start(rig.config(places: 25, interval: 600), budget: budget)
@@ -153,9 +163,7 @@ final class PacedRefreshTests: XCTestCase {
     /// places still waiting are not asked and say so, and its Retry-After holds the next refresh
     /// back though the first batch was answered.
     func testARateLimitEndsAPacedRefreshAndItsRetryAfterHoldsTheNext() throws {
-        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
-        rig.start(rig.config(places: 25, interval: 600), budget: budget)
-        rig.clock.advance(by: 0)
+        startTwentyFivePlacesTenAMinute()
         rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests", headers: [("Retry-After", "900")])
         rig.clock.advance(by: 61)
         XCTAssertEqual(rig.asked.map(\.places), [9, 9])
@@ -226,10 +234,7 @@ final class PacedRefreshTests: XCTestCase {
     /// A reload that only removes places during a paced refresh goes on without them: no request
     /// asks a removed place, and no new refresh starts.
     func testAReloadThatOnlyRemovesPlacesLeavesThemOutOfAPacedRefresh() throws {
-        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
-        let old = rig.config(places: 25, interval: 600)
-        rig.start(old, budget: budget)
-        rig.clock.advance(by: 0)
+        let old = startTwentyFivePlacesTenAMinute()
         XCTAssertEqual(rig.asked.map(\.places), [9])
         var new = old
         new.places.removeAll { (10..<20).map { "Place \($0)" }.contains($0.name) }
@@ -250,10 +255,7 @@ final class PacedRefreshTests: XCTestCase {
     /// no place again: the run goes on with the places still waiting, their answers are recorded,
     /// and the page shows the new units at once.
     func testAReloadOfUnitsAndThresholdsAsksNoPlaceAgain() throws {
-        let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
-        let old = rig.config(places: 25, interval: 600)
-        rig.start(old, budget: budget)
-        rig.clock.advance(by: 0)
+        let old = startTwentyFivePlacesTenAMinute()
         var new = old
         for index in new.places.indices {
             new.places[index].units = UnitSettings(temperature: [.fahrenheit])

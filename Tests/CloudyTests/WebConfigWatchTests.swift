@@ -17,12 +17,18 @@ final class WebConfigWatchTests: WebConfigTestCase {
         return rereads.run()
     }
 
-    func testFilesNamedBeforeTheyAreThereAreReadOnceTheyAre() throws {
+    /// A reloader started on the test certificates, and an empty directory for the next ones.
+    func startOnTheTestCertificates() throws -> (WebConfigReloader, certificates: URL, later: URL) {
         let certificates = try TestCertificates.directory()
         try tls(certificates.path, "server").write(to: webFile, atomically: true, encoding: .utf8)
         let web = try WebConfigReloader(path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload)
         let later = directory.appendingPathComponent("later")
         try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+        return (web, certificates, later)
+    }
+
+    func testFilesNamedBeforeTheyAreThereAreReadOnceTheyAre() throws {
+        let (web, certificates, later) = try startOnTheTestCertificates()
         try tls(later.path, "live").write(to: webFile, atomically: true, encoding: .utf8)
         XCTAssertEqual(look(web), 1)
         XCTAssertEqual(gauge(web), 0, "live.pem is not there yet")
@@ -48,11 +54,7 @@ final class WebConfigWatchTests: WebConfigTestCase {
     /// look after the refusal reads once more (the files the refused config names had no stamp
     /// yet), and says so once more; then nothing until a file changes.
     func testAHalfCopiedCertificateIsReadOnceItIsWhole() throws {
-        let certificates = try TestCertificates.directory()
-        try tls(certificates.path, "server").write(to: webFile, atomically: true, encoding: .utf8)
-        let web = try WebConfigReloader(path: webFile.path, clock: clock, logger: log.logger, offload: rereads.offload)
-        let later = directory.appendingPathComponent("later")
-        try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+        let (web, certificates, later) = try startOnTheTestCertificates()
         let whole = try Data(contentsOf: certificates.appendingPathComponent("server2.pem"))
         try whole.prefix(100).write(to: later.appendingPathComponent("live.pem"))
         try FileManager.default.copyItem(
