@@ -129,10 +129,12 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             }
             var before: [String: Place] = [:]
             for place in previous.places { before[place.name] = place }
-            self.forgetAnswers(changedFrom: before, to: schedule.places)
-            let new = schedule.places.filter { place in before[place.name].map { !$0.isAskedAlike(place) } ?? true }
-            // A refresh under way goes on without the places removed or changed.
+            // The places asked as before; the others were added, or moved (coordinates, city or
+            // time zone), and start again as never answered, as the store starts them afresh.
             let unchanged = Set(schedule.places.filter { before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
+            let new = schedule.places.filter { !unchanged.contains($0.name) }
+            self.answered.formIntersection(unchanged)
+            // A refresh under way goes on without the places removed or changed.
             self.run?.keep(only: unchanged)
             let waiting = self.run.map { run in run.pending.map { run.places[$0].name } } ?? []
             guard self.running else { return }
@@ -151,13 +153,6 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
             }
         }
-    }
-
-    /// A place whose coordinates, city or time zone changed starts again as never answered (as
-    /// the store starts its status afresh).
-    private func forgetAnswers(changedFrom before: [String: Place], to new: [Place]) {
-        answered = Set(
-            new.filter { answered.contains($0.name) && before[$0.name]?.isAskedAlike($0) == true }.map(\.name))
     }
 
     /// Tells the recorder of the quiet period in force (nil: none), once per change.
