@@ -7,12 +7,29 @@ import Logging
 /// on as soon as it is (a stop during start-up stops right after start-up; a reload asked for
 /// after the config was read reads it again).
 final class ProcessSignals: @unchecked Sendable {
+    /// What one kind of signal does: its action once set, and whether it arrived before that.
+    private struct Reaction {
+        var action: (@Sendable () -> Void)?
+        var pending = false
+
+        /// The signal arrived: the action to run now, or nil (it is remembered until `set`).
+        mutating func arrived() -> (@Sendable () -> Void)? {
+            pending = action == nil
+            return action
+        }
+
+        /// Sets the action; true when the signal arrived before it (run it now).
+        mutating func set(_ new: @escaping @Sendable () -> Void) -> Bool {
+            action = new
+            defer { pending = false }
+            return pending
+        }
+    }
+
     private let lock = NSLock()
     private var sources: [DispatchSourceSignal] = []
-    private var stopAction: (@Sendable () -> Void)?
-    private var hangupAction: (@Sendable () -> Void)?
-    private var stopPending = false
-    private var hangupPending = false
+    private var stop = Reaction()
+    private var hangup = Reaction()
 
     init(logger: Logger) {
         for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -20,19 +37,10 @@ final class ProcessSignals: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                if number == SIGHUP {
-                    let action: (@Sendable () -> Void)? = self.lock.withLock {
-                        self.hangupPending = self.hangupAction == nil
-                        return self.hangupAction
-                    }
-                    action?()
-                    return
+                if number != SIGHUP {
+                    logger.info("stopping", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
                 }
-                logger.info("stopping", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
-                let action: (@Sendable () -> Void)? = self.lock.withLock {
-                    self.stopPending = self.stopAction == nil
-                    return self.stopAction
-                }
+                let action = self.lock.withLock { number == SIGHUP ? self.hangup.arrived() : self.stop.arrived() }
                 action?()
             }
             source.resume()
@@ -41,20 +49,11 @@ final class ProcessSignals: @unchecked Sendable {
     }
 
     func onStop(_ action: @escaping @Sendable () -> Void) {
-        let pending = lock.withLock {
-            stopAction = action
-            return stopPending
-        }
-        if pending { action() }
+        if lock.withLock({ stop.set(action) }) { action() }
     }
 
     func onHangup(_ action: @escaping @Sendable () -> Void) {
-        let pending = lock.withLock {
-            hangupAction = action
-            defer { hangupPending = false }
-            return hangupPending
-        }
-        if pending { action() }
+        if lock.withLock({ hangup.set(action) }) { action() }
     }
 
     func cancel() {
