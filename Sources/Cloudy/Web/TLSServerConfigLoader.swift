@@ -87,7 +87,7 @@ enum TLSServerConfigLoader {
             throw map.error(keyField, "is not a PEM private key")
         }
         var settings = WebConfig.TLSSettings(certificateChain: chain, privateKey: key)
-        settings.files = [certFile, keyFile, caFile].compactMap { $0 }
+        settings.files = namedFiles(map, directory: directory)
         if let caFile {
             settings.clientCAs = try certificates(map, "client_ca_file", bytes: try read(map, "client_ca_file", caFile))
         } else if let caText {
