@@ -1,8 +1,9 @@
 extension WeatherStore {
     /// Records one air-quality ask's outcomes for `places` as configured (places removed or
-    /// changed where they are asked meanwhile are ignored, as for the weather), in the scheduler's `FeedOutcome` shape (the location is
-    /// the weather's business and is not read here). Only the places' air-quality status
-    /// changes: their weather, its health series and readiness stay as they are.
+    /// changed where they are asked meanwhile are ignored, as for the weather), in the
+    /// scheduler's `FeedOutcome` shape (the location is the weather's business and is not read
+    /// here). Only the places' air-quality status changes: their weather, its health series and
+    /// readiness stay as they are.
     public func recordAirQuality(
         _ outcomes: [(place: Place, location: Place?, outcome: Result<AirQualityReport, WeatherFetchError>)],
         at now: Double
