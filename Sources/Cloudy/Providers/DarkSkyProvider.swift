@@ -43,7 +43,7 @@ public final class DarkSkyProvider: WeatherProvider {
         logger.debug("dark-sky request", metadata: ["location": "\(place.name)", "path": "\(shown)"])
         var request = endpoint.request(endpoint.baseURL + Self.path(for: place, key: pathKey.reveal) + Self.query)
         request.followRedirects = false  // the key must not travel to another host
-        let outcome = endpoint.fetch(request).flatMap { response in
+        let outcome = endpoint.fetch(request) { response in
             response.status == 200
                 ? Self.decode(response.body, place: place, settings: forecast) : .failure(httpError(response))
         }

@@ -139,18 +139,17 @@ public final class Geocoder: @unchecked Sendable {
     }
 
     private func lookUp(_ search: CitySearch, now: Double) -> Result<Found, WeatherFetchError> {
-        let response: HTTPResponse
         let request = HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)
-        switch client.fetch(request, countedAs: "geocoding", by: recorder) {
-        case .failure(let error): return .failure(error)
-        case .success(let answer): response = answer
-        }
-        guard response.status == 200 else {
-            // The message gets its "geocoding <city>: " prefix where the place's error is made.
-            return .failure(WeatherAPI.refusal(response, from: nil, now: now))
+        let answer = client.fetch(request, countedAs: "geocoding", by: recorder) {
+            response -> Result<GeocodingAnswer, WeatherFetchError> in
+            guard response.status == 200 else {
+                // The message gets its "geocoding <city>: " prefix where the place's error is made.
+                return .failure(WeatherAPI.refusal(response, from: nil, now: now))
+            }
+            return WeatherAPI.decode(GeocodingAnswer.self, from: response.body, as: "answer")
         }
         let results: [GeocodingResult]
-        switch WeatherAPI.decode(GeocodingAnswer.self, from: response.body, as: "answer") {
+        switch answer {
         case .success(let answer): results = answer.results ?? []
         case .failure(let error): return .failure(error)
         }

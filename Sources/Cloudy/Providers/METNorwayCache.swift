@@ -20,23 +20,29 @@ final class METNorwayCache<Value: Sendable>: Sendable {
         self.defaultLifetime = defaultLifetime
     }
 
-    /// The value for `place` at `now`: kept, or asked for with `ask` (given the conditional
-    /// headers to send). Any answer but a 304 is `read`; a 200 or 203 read successfully is kept.
+    /// The value for `place` at `now`: kept, or asked for with `ask`, given the conditional
+    /// headers to send and how to read the answer (`answered`, which calls `read`).
     func fetch(
         place: String, url: String, now: Double,
-        ask: ([(name: String, value: String)]) -> Result<HTTPResponse, WeatherFetchError>,
-        read: (HTTPResponse) -> Result<Value, WeatherFetchError>
+        ask: ([(name: String, value: String)], Reader) -> Result<Value, WeatherFetchError>,
+        read: Reader
     ) -> Result<Value, WeatherFetchError> {
         let cached = entries.withLockedValue { $0[place] }.flatMap { $0.url == url ? $0 : nil }
         if let cached, now < cached.expires {
             return .success(cached.value)  // MET asks for no request before Expires
         }
         let condition = cached?.lastModified.map { [(name: "If-Modified-Since", value: $0)] } ?? []
-        let response: HTTPResponse
-        switch ask(condition) {
-        case .failure(let error): return .failure(error)
-        case .success(let answer): response = answer
+        // `read` runs only inside `ask`, before it returns.
+        return withoutActuallyEscaping(read) { read in
+            ask(condition) { answered($0, read: read, cached: cached, place: place, url: url, now: now) }
         }
+    }
+
+    /// What an answer makes of the value: a 304 keeps `cached` (until the new `Expires`); any
+    /// other answer is `read`, and a 200 or 203 read successfully is kept.
+    private func answered(
+        _ response: HTTPResponse, read: Reader, cached: Entry?, place: String, url: String, now: Double
+    ) -> Result<Value, WeatherFetchError> {
         let expires =
             response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime
         if response.status == 304 {
@@ -54,4 +60,7 @@ final class METNorwayCache<Value: Sendable>: Sendable {
         }
         return outcome
     }
+
+    /// An answer made the cached value, or the failure it is.
+    typealias Reader = (HTTPResponse) -> Result<Value, WeatherFetchError>
 }

@@ -39,7 +39,7 @@ public final class METNorwayProvider: WeatherProvider {
         let url = url(for: place)
         return cache.fetch(
             place: place.name, url: url, now: endpoint.clock.now(),
-            ask: { endpoint.fetch(endpoint.request(url, headers: $0)) }, read: { read($0, for: place) })
+            ask: { endpoint.fetch(endpoint.request(url, headers: $0), read: $1) }, read: { read($0, for: place) })
     }
 
     /// Any answer but a 304.

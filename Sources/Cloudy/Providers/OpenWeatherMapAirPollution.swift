@@ -23,7 +23,7 @@ public final class OpenWeatherMapAirPollution: AirQualitySource {
     public func fetch(_ places: [Place], logger: Logger) -> [Result<AirQualityReport, WeatherFetchError>] {
         // The free plan allows 60 calls a minute; four at once stays far below it.
         fetchEachPlace(places, maxInFlight: 4) { place in
-            self.keyed.get("/data/2.5/air_pollution?" + WeatherAPI.latitudeLongitudeQuery(place)).flatMap(Self.decode)
+            self.keyed.get("/data/2.5/air_pollution?" + WeatherAPI.latitudeLongitudeQuery(place), read: Self.decode)
         }
     }
 

@@ -3,25 +3,46 @@ import Foundation
 /// OpenWeatherMap's 2.5 answers read into a snapshot: current conditions from `weather`, hourly
 /// steps and daily aggregates from the 3-hour steps of `forecast`.
 extension OpenWeatherMapProvider {
+    /// Both answers of a place, as one.
     public static func decode(
         current currentBody: [UInt8], forecast forecastBody: [UInt8], place: Place,
         settings: ForecastSettings
     ) -> Result<WeatherSnapshot, WeatherFetchError> {
-        let current = WeatherAPI.decode(OWMCurrent.self, from: currentBody, as: "openweathermap: current weather")
-        return current.flatMap { current in
-            WeatherAPI.decode(OWMForecast.self, from: forecastBody, as: "openweathermap: forecast").flatMap { list in
-                snapshot(current: current, list: list, place: place, settings: settings)
+        Self.current(currentBody).flatMap { current in
+            decode(current: current, forecast: forecastBody, place: place, settings: settings)
+        }
+    }
+
+    /// The current weather's answer, with the time and the readings every snapshot needs.
+    static func current(_ body: [UInt8]) -> Result<CurrentWeather, WeatherFetchError> {
+        WeatherAPI.decode(OWMCurrent.self, from: body, as: "openweathermap: current weather").flatMap { answer in
+            guard let now = answer.dt, now.isFinite, let main = answer.main else {
+                return .failure(WeatherFetchError("openweathermap: current weather lacks dt or main"))
             }
+            return .success(CurrentWeather(answer: answer, now: now, main: main))
+        }
+    }
+
+    /// A current weather answer that has its time and main readings.
+    struct CurrentWeather {
+        let answer: OWMCurrent
+        let now: Double
+        let main: OWMMain
+    }
+
+    /// The forecast's answer read beside an accepted current weather.
+    static func decode(
+        current: CurrentWeather, forecast forecastBody: [UInt8], place: Place, settings: ForecastSettings
+    ) -> Result<WeatherSnapshot, WeatherFetchError> {
+        WeatherAPI.decode(OWMForecast.self, from: forecastBody, as: "openweathermap: forecast").map { list in
+            snapshot(current, list: list, place: place, settings: settings)
         }
     }
 
     static func snapshot(
-        current: OWMCurrent, list: OWMForecast, place: Place,
-        settings: ForecastSettings
-    ) -> Result<WeatherSnapshot, WeatherFetchError> {
-        guard let now = current.dt, now.isFinite, let main = current.main else {
-            return .failure(WeatherFetchError("openweathermap: current weather lacks dt or main"))
-        }
+        _ accepted: CurrentWeather, list: OWMForecast, place: Place, settings: ForecastSettings
+    ) -> WeatherSnapshot {
+        let (current, now, main) = (accepted.answer, accepted.now, accepted.main)
         let offset = WeatherAPI.plausibleOffset(current.timezone ?? list.city?.timezone)
         var snapshot = WeatherSnapshot(
             current: current.conditions(observedAt: now, main: main),
@@ -36,7 +57,7 @@ extension OpenWeatherMapProvider {
             snapshot.daily[index].sunrise = current.sys?.sunrise
             snapshot.daily[index].sunset = current.sys?.sunset
         }
-        return .success(snapshot)
+        return snapshot
     }
 }
 

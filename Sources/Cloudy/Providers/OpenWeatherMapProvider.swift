@@ -59,13 +59,16 @@ public final class OpenWeatherMapProvider: WeatherProvider {
 
     private func fetchOneCall(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         // The alerts come along: they are the place's official warnings, at no extra call.
-        get(Self.oneCallPath + "?" + query(place) + "&exclude=minutely")
-            .flatMap { Self.decode(oneCall: $0, place: place, settings: forecast) }
+        keyed.get(Self.oneCallPath + "?" + query(place) + "&exclude=minutely") {
+            Self.decode(oneCall: $0, place: place, settings: forecast)
+        }
     }
 
+    /// Each answer read as it comes: a current weather that does not decode is not followed by
+    /// the forecast's request.
     private func fetchCurrentAndForecast(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
-        get("/data/2.5/weather?" + query(place)).flatMap { current in
-            get("/data/2.5/forecast?" + query(place)).flatMap { forecastBody in
+        keyed.get("/data/2.5/weather?" + query(place), read: Self.current).flatMap { current in
+            keyed.get("/data/2.5/forecast?" + query(place)) { forecastBody in
                 Self.decode(current: current, forecast: forecastBody, place: place, settings: forecast)
             }
         }
@@ -74,8 +77,6 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     private func query(_ place: Place) -> String {
         WeatherAPI.latitudeLongitudeQuery(place) + "&units=metric"
     }
-
-    private func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> { keyed.get(pathAndQuery) }
 
     func httpError(_ response: HTTPResponse) -> WeatherFetchError { keyed.httpError(response) }
 }
@@ -86,17 +87,20 @@ struct OpenWeatherMapKeyedAPI: Sendable {
     let endpoint: UpstreamEndpoint
     let apiKey: Secret
 
-    /// One GET with the key; the answer's body on 200, else a failure that names the status.
-    func get(_ pathAndQuery: String) -> Result<[UInt8], WeatherFetchError> {
+    /// One GET with the key: the answer's body read by `read` on 200, else a failure that names
+    /// the status.
+    func get<Value>(
+        _ pathAndQuery: String, read: ([UInt8]) -> Result<Value, WeatherFetchError>
+    ) -> Result<Value, WeatherFetchError> {
         var request = endpoint.request(endpoint.baseURL + pathAndQuery + "&appid=" + apiKey.reveal)
         request.followRedirects = false  // the key must not travel to another host
-        switch endpoint.fetch(request) {
-        case .failure(var error):
-            error.message = apiKey.scrub(error.message)
-            return .failure(error)
-        case .success(let response):
-            guard response.status == 200 else { return .failure(httpError(response)) }
-            return .success(response.body)
+        let outcome = endpoint.fetch(request) { response in
+            response.status == 200 ? read(response.body) : .failure(httpError(response))
+        }
+        return outcome.mapError { error in
+            var scrubbed = error
+            scrubbed.message = apiKey.scrub(error.message)
+            return scrubbed
         }
     }
 

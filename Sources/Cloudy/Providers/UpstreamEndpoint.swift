@@ -51,10 +51,13 @@ struct UpstreamEndpoint: Sendable {
         HTTPRequest(url: url, headers: [("Accept", "application/json")] + headers, timeout: upstream.timeout)
     }
 
-    /// One exchange, counted with its HTTP status or, when there was no answer, its error kind,
-    /// and as one call against the provider's quota when it may have reached the provider.
-    func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, WeatherFetchError> {
-        client.fetch(request, countedAs: name, by: recorder, calls: 1)
+    /// One exchange, its answer made a result by `read`: counted with its HTTP status (`decode`
+    /// for a 2xx that `read` refuses) or, when there was no answer, its error kind, and as one
+    /// call against the provider's quota when it may have reached the provider.
+    func fetch<Value>(
+        _ request: HTTPRequest, read: (HTTPResponse) -> Result<Value, WeatherFetchError>
+    ) -> Result<Value, WeatherFetchError> {
+        client.fetch(request, countedAs: name, by: recorder, calls: 1, read: read)
     }
 
     /// Counts `calls` against the provider's quota unless the exchange never reached it.

@@ -96,15 +96,28 @@ extension CurlHTTPClient {
     func fetch(
         _ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording, calls: Double? = nil
     ) -> Result<HTTPResponse, WeatherFetchError> {
+        fetch(request, countedAs: provider, by: recorder, calls: calls) { .success($0) }
+    }
+
+    /// One upstream exchange as above, its answer made a result by `read`. A success status
+    /// (2xx) whose answer `read` refuses is counted as `decode`, not as its status: the request
+    /// was answered, but nothing could be read from it.
+    func fetch<Value>(
+        _ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording, calls: Double? = nil,
+        read: (HTTPResponse) -> Result<Value, WeatherFetchError>
+    ) -> Result<Value, WeatherFetchError> {
         switch fetch(request) {
         case .failure(let error):
             recorder.recordUpstream(provider: provider, code: error.kind.rawValue)
             if let calls, error.kind.mayHaveReachedProvider { recorder.recordCalls(provider: provider, calls: calls) }
             return .failure(.unanswered(provider, error))
         case .success(let response):
-            recorder.recordUpstream(provider: provider, code: String(response.status))
+            let outcome = read(response)
+            var code = String(response.status)
+            if case .failure = outcome, (200..<300).contains(response.status) { code = "decode" }
+            recorder.recordUpstream(provider: provider, code: code)
             if let calls { recorder.recordCalls(provider: provider, calls: calls) }
-            return .success(response)
+            return outcome
         }
     }
 }

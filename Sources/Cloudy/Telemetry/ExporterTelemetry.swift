@@ -29,7 +29,12 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     }
 
     public func upstreamCount(provider: ProviderName, code: String) -> Int {
-        state.withLockedValue { $0.upstream[provider.rawValue]?[code] ?? 0 }
+        upstreamCodes(provider: provider.rawValue)[code] ?? 0
+    }
+
+    /// The requests counted under `provider` (a provider's, a source's or `geocoding`), by code.
+    public func upstreamCodes(provider: String) -> [String: Int] {
+        state.withLockedValue { $0.upstream[provider] ?? [:] }
     }
 
     // MARK: Calls against the provider's quota

@@ -20,7 +20,7 @@ public struct DWDWarnings: WarningSource {
     }
 
     func fetch(_ place: Place) -> Result<[WeatherWarning], WeatherFetchError> {
-        get(url(for: place), from: upstream).flatMap { response in
+        get(url(for: place), from: upstream) { response in
             switch response.status {
             case 200: return decode(BrightSkyAlerts.self, response) { $0.warnings }
             case 404 where BrightSkyAlerts.isOutsideGermany(response.body): return .success([])

@@ -24,7 +24,7 @@ public struct NWSWarnings: WarningSource {
     }
 
     func fetch(_ place: Place) -> Result<[WeatherWarning], WeatherFetchError> {
-        get(url(for: place), from: upstream, accept: "application/geo+json").flatMap { response in
+        get(url(for: place), from: upstream, accept: "application/geo+json") { response in
             switch response.status {
             case 200: return decode(NWSAlerts.self, response) { $0.warnings }
             case 404: return .success([])  // a point outside the service's area

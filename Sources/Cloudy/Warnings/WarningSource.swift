@@ -15,16 +15,18 @@ extension WarningSource {
     /// Its requests are counted under its own name (`nws`, `met-norway`, `dwd`).
     public var providerLabel: String { name.rawValue }
 
-    /// One GET through `upstream`, counted in `cloudy_exporter_upstream_requests_total` under the
-    /// source's name. None of the services has a quota to count calls against. The client sends
-    /// its User-Agent (`provider.user_agent`, else Cloudy's own) on every request: NWS and MET
-    /// Norway refuse requests without one.
+    /// One GET through `upstream`, its answer made the place's warnings by `read`, counted in
+    /// `cloudy_exporter_upstream_requests_total` under the source's name (`decode` for a 2xx
+    /// that `read` refuses). None of the services has a quota to count calls against. The client
+    /// sends its User-Agent (`provider.user_agent`, else Cloudy's own) on every request: NWS and
+    /// MET Norway refuse requests without one.
     func get(
         _ url: String, from upstream: Upstream, accept: String = "application/json",
-        headers: [(name: String, value: String)] = []
-    ) -> Result<HTTPResponse, WeatherFetchError> {
+        headers: [(name: String, value: String)] = [],
+        read: (HTTPResponse) -> Result<[WeatherWarning], WeatherFetchError>
+    ) -> Result<[WeatherWarning], WeatherFetchError> {
         let request = HTTPRequest(url: url, headers: [("Accept", accept)] + headers, timeout: upstream.timeout)
-        return upstream.client.fetch(request, countedAs: label, by: upstream.recorder)
+        return upstream.client.fetch(request, countedAs: label, by: upstream.recorder, read: read)
     }
 
     /// A refusal as the error of the place asked: the source's name, the status and `hint`.
