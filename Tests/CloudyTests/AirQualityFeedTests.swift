@@ -109,4 +109,28 @@ final class AirQualityFeedTests: XCTestCase {
         XCTAssertEqual(rig.asked.count, 4, "both ask again when it lifts")
         XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 2)
     }
+
+    /// The forecast's places say that the air-quality host refused at once, on `/readyz` too, not
+    /// at the weather feed's next refresh; and no longer once the refusal lifts, although the
+    /// weather's next refresh is later.
+    func testTheForecastsPlacesShowAnAirQualityRefusalAtOnceAndUntilItLifts() throws {
+        let reason = "Minutely API request limit exceeded. Please try again in one minute."
+        try answer(
+            airQuality: .respond(
+                status: .tooManyRequests, headers: [],
+                body: Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)))
+        _ = start(places: 2, limits: [:])
+        rig.clock.advance(by: 0)
+        rig.refresher.waitForQueuedWork()
+        let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod)
+        XCTAssertLessThan(quiet.until, rig.clock.now() + 600, "it lifts before the weather's next refresh")
+        XCTAssertTrue(rig.store.statuses.allSatisfy { $0.quietPeriod == quiet })
+        let readiness = rig.store.rendered.readiness.answer
+        XCTAssertEqual(readiness.split(separator: "\n").filter { $0.hasPrefix("quiet: ") }.count, 2, readiness)
+        try answer()
+        rig.clock.advance(by: quiet.until - rig.clock.now() + 1)
+        XCTAssertEqual(rig.asked.map(isAirQuality), [false, true, true], "only the air quality asks again")
+        XCTAssertTrue(rig.store.statuses.allSatisfy { $0.quietPeriod == nil })
+        XCTAssertEqual(rig.store.rendered.readiness.answer, "ready")
+    }
 }

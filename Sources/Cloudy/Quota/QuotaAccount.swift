@@ -29,6 +29,8 @@ public final class QuotaAccount: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    /// Told of each quiet period as it begins; one that answers false is dropped (its feed is gone).
+    private let quietPeriodObservers = NIOLockedValueBox<[@Sendable (QuietPeriod) -> Bool]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
     private let logger: Logger
@@ -128,12 +130,22 @@ public final class QuotaAccount: Sendable {
     /// Starts a quiet period after the owner refused for its quota: nothing goes to it from any
     /// feed of the account until `until`.
     public func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
-        state.withLockedValue { state in
+        let period = state.withLockedValue { state in
             let period = QuietPeriod(provider: state.provider, reason: reason, until: until)
             state.quietPeriod = period
             save(state)
             return period
         }
+        // Each observer only queues work of its own: it is called under this lock.
+        quietPeriodObservers.withLockedValue { observers in observers.removeAll { !$0(period) } }
+        return period
+    }
+
+    /// Calls `observer` (on the refused feed's queue) whenever a feed of the account begins a
+    /// quiet period, so the other feeds' places can say so before their own next step. It must
+    /// not block; one that returns false is not called again.
+    public func observeQuietPeriods(_ observer: @escaping @Sendable (QuietPeriod) -> Bool) {
+        quietPeriodObservers.withLockedValue { $0.append(observer) }
     }
 
     /// Ends the quiet period when it is over at `now`; returns it when this call ended it (the

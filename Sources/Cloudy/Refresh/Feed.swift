@@ -82,6 +82,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             recorder.setQuietPeriod(quiet)
             shownQuietPeriod = quiet
         }
+        account.observeQuietPeriods { [weak self] quiet in
+            guard let self else { return false }
+            self.queue.async { self.quietPeriodBegan(quiet) }
+            return true
+        }
     }
 
     public func start() {
@@ -162,6 +167,16 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         recorder.setQuietPeriod(quiet)
     }
 
+    /// A feed of the account was refused (this one, or another that spends the same quota): the
+    /// places say so on the pages now, not at this feed's next step, and no longer once it lifts
+    /// (the stale timer's re-render, when no step of this feed comes first).
+    func quietPeriodBegan(_ quiet: QuietPeriod) {
+        guard running, quiet != shownQuietPeriod, quiet.until > clock.now() else { return }
+        show(quiet)
+        recorder.render(now: clock.now())
+        armStaleTimer()
+    }
+
     /// Returns once the work queued so far (a reload's `apply`, a refresh) has run.
     public func waitForQueuedWork() {
         queue.sync {}
@@ -203,14 +218,23 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         timer = clock.schedule(after: delay, leeway: min(1, backoffState.interval * 0.05), on: queue, action)
     }
 
-    /// Arms the re-render for the moment the next recorded value goes stale.
+    /// Arms the re-render for the moment the next recorded value goes stale, or a quiet period
+    /// shown on the pages lifts.
     func armStaleTimer() {
         staleTimer?.cancel()
         staleTimer = nil
-        guard running, let deadline = recorder.nextStaleDeadline() else { return }
+        // A quiet period shown while no refresh waits for it ends on the pages when it lifts.
+        let shownUntil = run?.waitsForQuietPeriod == true ? nil : shownQuietPeriod?.until
+        guard running, let deadline = [recorder.nextStaleDeadline(), shownUntil].compactMap({ $0 }).min() else {
+            return
+        }
         staleTimer = clock.schedule(after: deadline - clock.now() + 0.01, leeway: 0, on: queue) { [weak self] in
             guard let self, self.running else { return }
-            self.recorder.render(now: self.clock.now())
+            let now = self.clock.now()
+            if let shown = self.shownQuietPeriod, now >= shown.until, self.run?.waitsForQuietPeriod != true {
+                self.show(self.account.quietPeriod.flatMap { $0.until > now ? $0 : nil })
+            }
+            self.recorder.render(now: now)
             self.armStaleTimer()
         }
     }
