@@ -131,7 +131,8 @@ struct CloudyExporter: AsyncParsableCommand {
                 let floored = try FairUse.clampInterval(warnOnly, file: file, logger: silent)
                 let web = try webConfigFile.map { path throws(ConfigError) in try WebConfigLoader.load(file: path) }
                 let inUse = try FairUse.clampInterval(config, file: file, logger: silent)
-                print("\(file): OK (\(config.places.count) places, provider \(config.provider.name.rawValue))")
+                let places = config.places.count == 1 ? "1 place" : "\(config.places.count) places"
+                print("\(file): OK (\(places), provider \(config.provider.name.rawValue))")
                 for line in config.alertSummary { print(line) }
                 if let webConfigFile, let web {
                     print("\(webConfigFile): OK (\(web.summary))")

@@ -122,6 +122,21 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.refresh.interval, 600)
     }
 
+    /// `CLOUDY_API_KEY` is read as a key file's first line is: a trailing newline (a Kubernetes
+    /// secret made from a file) or spaces are trimmed; a key with a character no key has is an error.
+    func testTheKeyFromTheEnvironmentIsTrimmedAndChecked() throws {
+        for (text, key) in [("k3y\n", "k3y"), (" k3y \r\n", "k3y"), ("k3y", "k3y")] {
+            XCTAssertEqual(try ConfigLoader.environmentKey(["CLOUDY_API_KEY": text], file: nil)?.reveal, key)
+        }
+        for blank in ["", "\n", "  "] {
+            XCTAssertNil(try ConfigLoader.environmentKey(["CLOUDY_API_KEY": blank], file: nil))
+        }
+        XCTAssertNil(try ConfigLoader.environmentKey([:], file: nil))
+        XCTAssertThrowsError(try ConfigLoader.environmentKey(["CLOUDY_API_KEY": "k3y with spaces"], file: "c.yml")) {
+            XCTAssertEqual("\($0)", "c.yml: CLOUDY_API_KEY: holds characters an API key cannot have")
+        }
+    }
+
     func testMissingFileIsAClearError() {
         XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
             XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file")

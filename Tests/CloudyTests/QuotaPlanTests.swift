@@ -76,6 +76,10 @@ final class QuotaPlanTests: XCTestCase {
             Quota.freeTier(ProviderSettings()),
             Quota(limits: [.minute: 600, .hour: 5_000, .day: 10_000, .month: 300_000]))
         XCTAssertEqual(Quota.freeTier(ProviderSettings(url: "http://api.open-meteo.com/")).limits[.day], 10_000)
+        for url in ["https://api.open-meteo.com:443", "http://API.Open-Meteo.com:80/v1", "https://api.open-meteo.com."]
+        {
+            XCTAssertEqual(Quota.freeTier(ProviderSettings(url: url)).limits[.day], 10_000, "\(url) is the public host")
+        }
         XCTAssertEqual(Quota.freeTier(ProviderSettings(apiKey: Secret("k"))), .unlimited, "a key means a paid plan")
         XCTAssertEqual(Quota.freeTier(ProviderSettings(url: "https://customer-api.open-meteo.com")), .unlimited)
         XCTAssertEqual(Quota.freeTier(ProviderSettings(url: "https://api.open-meteo.com.example.org")), .unlimited)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything `cloudy.yml` says, validated. Built by `ConfigLoader`; each key is described in
 /// docs/configuration.md.
 public struct Config: Sendable, Equatable {
@@ -81,11 +83,16 @@ public struct ProviderSettings: Sendable, Equatable {
     /// https, with or without a path: where its free tier and fair-use rules apply.
     public var isPublicHost: Bool { Self.isPublicHost(url, of: name.defaultURL) }
 
-    /// Whether `url` is `defaultURL`'s host, by http or https, with or without a path.
+    /// Whether `url` names `defaultURL`'s host, by http or https, on any port, with or without
+    /// a path (`https://api.open-meteo.com:443/` is the public host too).
     static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {
-        let url = url.lowercased()
-        let host = defaultURL.dropFirst("https://".count)
-        return ["https://", "http://"].contains { url == $0 + host || url.hasPrefix($0 + host + "/") }
+        func host(_ url: String) -> String? {
+            guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return nil }
+            if host.hasSuffix(".") { host.removeLast() }
+            return host
+        }
+        guard let publicHost = host(defaultURL) else { return false }
+        return host(url) == publicHost
     }
 }
 

@@ -37,30 +37,7 @@ public enum ConfigLoader {
 
         var config = Config(places: [])
         config.refresh.parallelRequests = RefreshSettings.defaultParallelRequests
-        if let provider = try document.mapping("provider") {
-            try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call", "quota"])
-            let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
-            let keyFile = try provider.string("api_key_file")
-            config.provider = ProviderSettings(
-                name: name,
-                url: try provider.url("url"),
-                apiKeyFile: keyFile,
-                apiKey: try keyFile.map { path throws(ConfigError) in try readKey(path, provider) },
-                userAgent: try provider.string("user_agent")
-            )
-            if let oneCall = try provider.bool("one_call") {
-                guard name == .openWeatherMap else {
-                    throw provider.error("one_call", "applies to openweathermap only")
-                }
-                config.provider.oneCall = oneCall
-            }
-            config.quota = try quotaSettings(provider)
-        }
-        if config.provider.apiKey == nil, let key = ProcessInfo.processInfo.environment["CLOUDY_API_KEY"], !key.isEmpty
-        {
-            config.provider.apiKey = Secret(key)
-        }
-        try checkProviderNeeds(config.provider, document)
+        try readProvider(document, into: &config)
         if let geocoding = try document.mapping("geocoding") {
             try geocoding.rejectUnknownKeys(["url"])
             if let url = try geocoding.url("url") { config.geocodingURL = url }
@@ -98,71 +75,6 @@ public enum ConfigLoader {
             config.shard = shard
         }
         return config
-    }
-
-    /// What each provider cannot work without: OpenWeatherMap and Dark Sky a key, MET Norway a User-Agent
-    /// that identifies the operator (its terms refuse generic ones).
-    private static func checkProviderNeeds(_ provider: ProviderSettings, _ document: YAMLMapping) throws(ConfigError) {
-        let section = try document.mapping("provider")
-        func error(_ key: String, _ reason: String) -> ConfigError {
-            section?.error(key, reason)
-                ?? ConfigError(file: document.file, line: nil, field: "provider.\(key)", reason: reason)
-        }
-        switch provider.name {
-        case .openWeatherMap where provider.apiKey == nil, .darkSky where provider.apiKey == nil:
-            throw error(
-                "api_key_file", "\(provider.name.rawValue) needs an API key: give api_key_file or set CLOUDY_API_KEY")
-        case .metNorway:
-            guard identifiesOperator(provider.userAgent) else {
-                throw error(
-                    "user_agent",
-                    "met-norway requires a user_agent that identifies you, e.g. \"cloudy/1.0 you@example.org\"")
-            }
-        default:
-            break
-        }
-    }
-
-    /// Whether `agent` names the software and a way to reach its operator, as MET Norway's
-    /// terms ask: a contact (an `@` or a domain's dot) beside a product token or a second word.
-    static func identifiesOperator(_ agent: String?) -> Bool {
-        guard let agent else { return false }
-        return agent.contains(where: { $0 == "@" || $0 == "." }) && (agent.contains("/") || agent.contains(" "))
-    }
-
-    /// `provider.quota`: `unlimited`, or a mapping of `per_minute`, `per_hour`, `per_day`,
-    /// `per_month` (calls as the provider counts them; the windows given replace the provider's
-    /// default, the others have no limit) and `per_shard`.
-    private static func quotaSettings(_ provider: YAMLMapping) throws(ConfigError) -> QuotaSettings {
-        guard provider.has("quota") else { return QuotaSettings() }
-        if !provider.holdsMapping("quota") {
-            guard let text = try provider.string("quota") else { return QuotaSettings() }
-            guard text == "unlimited" else {
-                throw provider.error(
-                    "quota", "must be unlimited or a mapping of per_minute, per_hour, per_day, per_month, per_shard")
-            }
-            return QuotaSettings(stated: .unlimited)
-        }
-        guard let quota = try provider.mapping("quota") else { return QuotaSettings() }
-        try quota.rejectUnknownKeys(QuotaWindow.allCases.map(\.configKey) + ["per_shard"])
-        var limits: [QuotaWindow: Double] = [:]
-        for window in QuotaWindow.allCases {
-            if let limit = try quota.double(window.configKey, in: 1...1e12) { limits[window] = limit }
-        }
-        return QuotaSettings(
-            stated: limits.isEmpty ? nil : Quota(limits: limits), perShard: try quota.bool("per_shard") ?? false)
-    }
-
-    /// Reads a key file: its first line, trimmed. The message names the file, never the key.
-    private static func readKey(_ path: String, _ provider: YAMLMapping) throws(ConfigError) -> Secret {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { throw provider.error("api_key_file", "cannot read \(path)") }
-        let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard !key.isEmpty else { throw provider.error("api_key_file", "\(path) is empty") }
-        guard key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw provider.error("api_key_file", "\(path) holds characters an API key cannot have")
-        }
-        return Secret(key)
     }
 
     private static func places(_ document: YAMLMapping, units: UnitSettings, alerts: AlertThresholds)

@@ -5,6 +5,10 @@ public enum PrometheusDuration {
         ("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1), ("ms", 0.001),
     ]
 
+    /// The longest duration Prometheus reads (a signed 64-bit count of nanoseconds, about 292
+    /// years); a config may write none longer.
+    public static let longest = Double(Int64.max) / 1e9
+
     /// Seconds, or nil when `text` is not a duration.
     public static func parse(_ text: String) -> Double? {
         let chars = Array(text.utf8)

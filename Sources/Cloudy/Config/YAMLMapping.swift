@@ -1,3 +1,4 @@
+import Foundation
 import Yams
 
 /// A YAML mapping with the path that leads to it, so every read can name the field and line
@@ -86,7 +87,9 @@ struct YAMLMapping {
         guard var text = try string(key) else { return nil }
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
-            !text.contains(" "), !text.contains("?"), !text.contains("#")
+            !text.contains(" "), !text.contains("?"), !text.contains("#"),
+            let parts = URLComponents(string: text), parts.host?.isEmpty == false,
+            (parts.port ?? 1) >= 1, (parts.port ?? 1) <= 65535
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
@@ -125,6 +128,9 @@ struct YAMLMapping {
         }
         guard seconds >= minimum else {
             throw error(key, "must be at least \(PrometheusDuration.format(minimum)), found \(scalar.string)")
+        }
+        guard seconds <= PrometheusDuration.longest else {
+            throw error(key, "must be at most 292y (the longest duration Prometheus reads), found \(scalar.string)")
         }
         return seconds
     }

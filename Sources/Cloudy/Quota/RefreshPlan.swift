@@ -117,7 +117,8 @@ public struct RefreshPlan: Sendable, Equatable {
     /// `290 calls per refresh`, or with other feeds on the quota the weather's calls, each
     /// feed's and the sum: `290 calls per refresh + air quality 160 = 450`.
     private var callsLine: String {
-        let weather = "\(Self.number(budget.callsPerRefresh(places: places))) calls per refresh"
+        let calls = Self.number(budget.callsPerRefresh(places: places))
+        let weather = "\(calls) \(calls == "1" ? "call" : "calls") per refresh"
         guard !alongside.isEmpty else { return weather }
         let others = alongside.map { " + \($0.feed) \(Self.number(Double(places) * $0.callsPerPlace))" }
         return weather + others.joined() + " = \(Self.number(callsPerRefresh))"
