@@ -70,10 +70,8 @@ struct CloudyExporter: AsyncParsableCommand {
     var version = false
 
     func validate() throws {
-        guard telemetryPath.hasPrefix("/"),
-            !["/", "/healthz", "/readyz", "/-/healthy", "/-/ready", "/-/reload"].contains(telemetryPath)
-        else {
-            throw ValidationError("--web.telemetry-path must start with / and not be one of Cloudy's other endpoints")
+        if let problem = Routes.telemetryPathProblem(telemetryPath) {
+            throw ValidationError("--web.telemetry-path \(problem)")
         }
         guard Self.level(logLevel) != nil else {
             throw ValidationError("--log.level must be debug, info, warn or error")

@@ -94,6 +94,25 @@ final class HTTPRequestHandlerTests: XCTestCase {
         XCTAssertEqual(reload.calls, 0, "a refused method never reloads")
     }
 
+    /// `--web.telemetry-path` must be a path a scrape can ask for as written, and must not take
+    /// another page's place (the stylesheet, a place's page) or stand where none can answer.
+    func testTheTelemetryPathIsAPathOfItsOwn() {
+        for path in ["/metrics", "/cloudy/metrics", "/-/metrics", "/probe;v=2", "/places"] {
+            XCTAssertNil(Routes.telemetryPathProblem(path), path)
+        }
+        for path in ["metrics", "/metrics?x", "/met rics", "/m%65trics", "/metrics#top", "/métriques"] {
+            XCTAssertEqual(
+                Routes.telemetryPathProblem(path), "must be a path that starts with / and has no ?, #, % or space", path
+            )
+        }
+        for path in [
+            "/", "/healthz", "/readyz", "/-/ready", "/-/reload", "/cloudy.css", "/favicon.svg", "/places/Berlin",
+        ] {
+            XCTAssertNotNil(Routes.telemetryPathProblem(path), path)
+            XCTAssertTrue(Routes.telemetryPathProblem(path)?.hasPrefix("must not be one of") == true, path)
+        }
+    }
+
     func testAnUnknownPathIs404WhateverTheMethod() throws {
         let server = try connection()
         for (method, path) in [

@@ -39,6 +39,23 @@ public struct Routes: Sendable {
         self.reload = reload
     }
 
+    /// Why `path` cannot be `--web.telemetry-path`, or nil when it can: it must be a path a
+    /// request can name as written (no query, fragment, percent-escape or space) and must not be,
+    /// or hide, another of Cloudy's pages.
+    public static func telemetryPathProblem(_ path: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/".utf8)
+        guard path.hasPrefix("/"), path.utf8.allSatisfy(allowed.contains) else {
+            return "must be a path that starts with / and has no ?, #, % or space"
+        }
+        let others =
+            ["/", "/healthz", "/readyz", "/-/healthy", "/-/ready", "/-/reload"]
+            + [Stylesheet.path, WeatherIcons.faviconPath]
+        guard !others.contains(path), !path.hasPrefix("/places/") else {
+            return "must not be one of Cloudy's other pages: \(others.joined(separator: ", ")) or /places/…"
+        }
+        return nil
+    }
+
     public func endpoint(for path: String) -> Endpoint? {
         switch path {
         case telemetryPath: return .page(.metrics)
