@@ -231,6 +231,22 @@ final class PacedRefreshTests: XCTestCase {
             try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from the run's start")
     }
 
+    /// A second reload before the first one's refresh begins carries the waiting places over too.
+    func testTwoReloadsInARowDuringAPacedRefreshStillCarryItsWaitingPlacesOver() throws {
+        let old = startTwentyFivePlacesTenAMinute()
+        var first = old
+        first.places.append(Place(name: "Added", latitude: 10, longitude: 10))
+        rig.reload(to: first, from: old)
+        var second = first
+        second.places.append(Place(name: "Added too", latitude: 11, longitude: 11))
+        rig.reload(to: second, from: first)
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.placesWithWeather, 18, "the next nine places, not the first nine again")
+        rig.clock.advance(by: 61)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9], "16 waiting and the two added")
+        XCTAssertEqual(rig.placesUp, 27)
+    }
+
     /// A reload that only removes places during a paced refresh goes on without them: no request
     /// asks a removed place, and no new refresh starts.
     func testAReloadThatOnlyRemovesPlacesLeavesThemOutOfAPacedRefresh() throws {

@@ -46,6 +46,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     var networkRetries = 0
     /// The timer armed is such a fast retry.
     var armedForNetwork = false
+    /// The places the armed refresh asks (nil: every place, or no refresh armed).
+    var armedOnly: Set<String>?
     /// 400 answers already logged (by message): a config problem is said once.
     var loggedBadRequests: Set<String> = []
     /// Places (by name) that got an answer since they were configured as they are.
@@ -150,8 +152,12 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
                 // settings goes on with its places still waiting, plus the added or changed ones,
                 // rather than asking its first places again.
+                // So does one armed by an earlier reload that has not begun yet.
                 var only: Set<String>?
                 if source == nil, self.run != nil { only = Set(waiting + new.map(\.name)) }
+                if source == nil, self.run == nil, !self.armedForNetwork, let armed = self.armedOnly {
+                    only = armed.intersection(unchanged).union(new.map(\.name))
+                }
                 self.arm(in: self.backoffState.notBefore - now, only: only)
             } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork {
                 // A fast retry armed stays: the network is still awaited.
@@ -198,8 +204,10 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
         armedForNetwork = retryingNetwork
+        armedOnly = names
         setTimer(in: delay) { [weak self] in
             guard let self, self.running else { return }
+            self.armedOnly = nil
             self.begin(only: names, retryingNetwork: retryingNetwork)
         }
     }
