@@ -63,7 +63,7 @@ final class UndecodableAnswerTests: XCTestCase {
             },
             outcome("nws") { NWSWarnings($0).fetch(place, logger: logger) },
             outcome("dwd") { DWDWarnings($0).fetch(place, logger: logger) },
-            outcome("met-norway") { METNorwayWarnings($0, logger: logger).fetch(place, logger: logger) },
+            outcome("met-norway-metalerts") { METNorwayWarnings($0, logger: logger).fetch(place, logger: logger) },
             outcome("geocoding") {
                 Geocoder(
                     baseURL: $0.baseURL, storagePath: storage.path, client: $0.client, recorder: $0.recorder,

@@ -46,6 +46,10 @@ public enum WarningSourceName: String, Sendable, CaseIterable {
     /// Deutscher Wetterdienst, through Bright Sky's JSON API.
     case dwd
 
+    /// Its requests' `provider` in `cloudy_exporter_upstream_requests_total`: MET Norway's
+    /// MetAlerts apart from MET Norway's forecast, so an error ratio never mixes the two APIs.
+    public var upstreamLabel: String { self == .metNorway ? "met-norway-metalerts" : rawValue }
+
     public var defaultURL: String {
         switch self {
         case .nws: return "https://api.weather.gov"

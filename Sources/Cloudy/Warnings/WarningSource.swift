@@ -16,8 +16,8 @@ extension WarningSource {
     public var providerLabel: String { name.rawValue }
 
     /// One GET through `upstream`, its answer made the place's warnings by `read`, counted in
-    /// `cloudy_exporter_upstream_requests_total` under the source's name (`decode` for a 2xx
-    /// that `read` refuses). None of the services has a quota to count calls against. The client
+    /// `cloudy_exporter_upstream_requests_total` under the source's `upstreamLabel` (`decode` for
+    /// a 2xx that `read` refuses). None of the services has a quota to count calls against. The client
     /// sends its User-Agent (`provider.user_agent`, else Cloudy's own) on every request: NWS and
     /// MET Norway refuse requests without one.
     func get(
@@ -26,7 +26,7 @@ extension WarningSource {
         read: (HTTPResponse) -> Result<[WeatherWarning], WeatherFetchError>
     ) -> Result<[WeatherWarning], WeatherFetchError> {
         let request = HTTPRequest(url: url, headers: [("Accept", accept)] + headers, timeout: upstream.timeout)
-        return upstream.client.fetch(request, countedAs: label, by: upstream.recorder, read: read)
+        return upstream.client.fetch(request, countedAs: name.upstreamLabel, by: upstream.recorder, read: read)
     }
 
     /// A refusal as the error of the place asked: the source's name, the status and `hint`.
