@@ -9,7 +9,7 @@ final class OtherProvidersDecodingTests: XCTestCase {
     let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
     let settings = ForecastSettings(days: 7, hours: 24)
 
-    func owm(timezone: Int? = nil) throws -> WeatherSnapshot {
+    func owm(timezone: Int? = nil, place: Place? = nil) throws -> WeatherSnapshot {
         var current = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
         var forecast = try XCTUnwrap(
@@ -23,7 +23,7 @@ final class OtherProvidersDecodingTests: XCTestCase {
         return try OpenWeatherMapProvider.decode(
             current: Array(try JSONSerialization.data(withJSONObject: current)),
             forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
-            place: berlin, settings: settings
+            place: place ?? berlin, settings: settings
         ).get()
     }
 
@@ -72,13 +72,26 @@ final class OtherProvidersDecodingTests: XCTestCase {
     }
 
     func testOpenWeatherMapDaysFollowThePlacesZoneAcrossMidnight() throws {
+        // A place without `timezone:` has its days in the offset OWM reports.
+        let unzoned = Place(name: "Somewhere", latitude: 52.52, longitude: 13.41)
         // UTC−5: the observation is 07:18 local and every step (10:00 … 19:00) is still today.
-        XCTAssertEqual(try owm(timezone: -18000).daily.map(\.daysAhead), [0])
+        XCTAssertEqual(try owm(timezone: -18000, place: unzoned).daily.map(\.daysAhead), [0])
         // UTC+10: the observation is 22:18 local; every step falls on tomorrow, today has none.
-        let east = try owm(timezone: 36000)
+        let east = try owm(timezone: 36000, place: unzoned)
         XCTAssertEqual(east.daily.map(\.daysAhead), [1])
         XCTAssertEqual(east.daily[0].temperatureMinCelsius, 15.02)
         XCTAssertEqual(east.utcOffsetSeconds, 36000)
+    }
+
+    /// A place's `timezone:` decides its days, whatever offset OWM reports (CONTRACT: the zone
+    /// is the configured one when given).
+    func testOpenWeatherMapDaysFollowAConfiguredZoneOverTheReportedOffset() throws {
+        let quito = Place(name: "Quito", latitude: -0.18, longitude: -78.47, timezone: "America/Guayaquil")
+        // OWM reports Berlin's UTC+2, which would put 02:00 tomorrow; in Quito (UTC−5) every step is today.
+        let snapshot = try owm(timezone: 7200, place: quito)
+        XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0])
+        XCTAssertEqual(snapshot.daily[0].temperatureMinCelsius, 15.02, "the night's low is today's there")
+        XCTAssertEqual(snapshot.daily[0].date, 1_781_499_600, "local midnight in Quito: 05:00 UTC")
     }
 
     func testOpenWeatherMapErrorsNameTheProblemNotTheKey() throws {

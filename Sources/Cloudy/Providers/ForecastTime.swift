@@ -29,3 +29,12 @@ enum ForecastTime {
         wholeNumber((time + Double(offset)) / 86400)
     }
 }
+
+extension Place {
+    /// The offset from UTC of the place's `timezone:` at a moment (it follows daylight saving),
+    /// or nil when the place has none, or one this machine does not know.
+    var zoneOffset: (@Sendable (Double) -> Int)? {
+        guard let timezone, let zone = TimeZone(identifier: timezone) else { return nil }
+        return { zone.secondsFromGMT(for: Date(timeIntervalSince1970: $0)) }
+    }
+}

@@ -72,9 +72,7 @@ public final class METNorwayProvider: WeatherProvider {
     /// The place's offset from UTC at a moment: its configured zone, else (MET sends none) the
     /// solar offset its longitude suggests, in whole hours — logged once per place.
     func utcOffset(for place: Place) -> @Sendable (Double) -> Int {
-        if let name = place.timezone, let zone = TimeZone(identifier: name) {
-            return { zone.secondsFromGMT(for: Date(timeIntervalSince1970: $0)) }
-        }
+        if let offset = place.zoneOffset { return offset }
         let hours = Int((place.longitude / 15).rounded())
         if warnedSolar.withLockedValue({ $0.insert(place.name).inserted }) {
             logger.info(

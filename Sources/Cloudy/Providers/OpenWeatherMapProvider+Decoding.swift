@@ -44,6 +44,9 @@ extension OpenWeatherMapProvider {
     ) -> WeatherSnapshot {
         let (current, now, main) = (accepted.answer, accepted.now, accepted.main)
         let offset = WeatherAPI.plausibleOffset(current.timezone ?? list.city?.timezone)
+        // Days in the place's `timezone:` when it has one (it follows daylight saving across the
+        // five days), else in the one offset OWM reports.
+        let offsetAt = place.zoneOffset ?? { _ in offset }
         var snapshot = WeatherSnapshot(
             current: current.conditions(observedAt: now, main: main),
             timezone: place.timezone, utcOffsetSeconds: offset,
@@ -52,7 +55,8 @@ extension OpenWeatherMapProvider {
         if settings.hours > 0 {
             snapshot.hourly = entries.compactMap { $0.hourly(now: now, hours: settings.hours) }
         }
-        snapshot.daily = DailyAggregate.days(entries.compactMap(\.step), now: now, days: settings.days) { _ in offset }
+        snapshot.daily = DailyAggregate.days(
+            entries.compactMap(\.step), now: now, days: settings.days, offset: offsetAt)
         if let index = snapshot.daily.firstIndex(where: { $0.daysAhead == 0 }) {
             snapshot.daily[index].sunrise = current.sys?.sunrise
             snapshot.daily[index].sunset = current.sys?.sunset

@@ -55,21 +55,21 @@ struct OneCallAnswer: Decodable {
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
                 latitude: lat, longitude: lon, warnings: OWMAlert.warnings(alerts ?? []))
             snapshot.hourly = (hourly ?? []).compactMap { $0.hourly(now: now, hours: settings.hours) }
-            snapshot.daily = dailySteps(now: now, offset: offset, days: settings.days)
+            snapshot.daily = dailySteps(now: now, offset: place.zoneOffset ?? { _ in offset }, days: settings.days)
             return snapshot
         }
     }
 
-    /// Days 0…`days` − 1. Daily entries are stamped at local noon; their local date against
-    /// today's gives the day.
-    func dailySteps(now: Double, offset: Int, days: Int) -> [DailyForecast] {
-        guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
+    /// Days 0…`days` − 1. Daily entries are stamped at local noon; their local date (at the
+    /// place's offset from UTC at that moment) against today's gives the day.
+    func dailySteps(now: Double, offset: (Double) -> Int, days: Int) -> [DailyForecast] {
+        guard let today = ForecastTime.localDay(now, offset: offset(now)) else { return [] }
         return (daily ?? []).compactMap { day in
-            guard let time = day.dt, let date = ForecastTime.localDay(time, offset: offset),
+            guard let time = day.dt, let date = ForecastTime.localDay(time, offset: offset(time)),
                 date - today >= 0, date - today < days
             else { return nil }
             return DailyForecast(
-                daysAhead: date - today, date: Double(date * 86400 - offset),
+                daysAhead: date - today, date: Double(date * 86400 - offset(time)),
                 temperatureMaxCelsius: day.temp?.max, temperatureMinCelsius: day.temp?.min,
                 precipitationSumMeters: ((day.rain ?? 0) + (day.snow ?? 0)) / 1000,
                 precipitationProbabilityRatio: day.pop,
