@@ -101,6 +101,7 @@ final class DarkSkyProviderTests: XCTestCase {
         XCTAssertEqual(spent.retryAfter, 86_400, "RateLimit-Reset when there is no Retry-After")
         XCTAssertTrue(spent.isRateLimit)
         XCTAssertTrue(spent.message.hasPrefix("dark-sky: HTTP 429: API rate limit exceeded"), spent.message)
+        XCTAssertFalse(spent.message.contains("(GET "), "every place shows it: no one place's path")
         XCTAssertEqual(outcomes[1].failure?.cause, .quota(.month), "asked at once, or not asked after the refusal")
         server?.stop()
 

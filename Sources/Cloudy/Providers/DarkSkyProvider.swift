@@ -49,7 +49,10 @@ public final class DarkSkyProvider: WeatherProvider {
         }
         return outcome.mapError { error in
             var scrubbed = error
-            scrubbed.message = pathKey.scrub(apiKey.scrub(error.message)) + " (GET \(shown))"
+            scrubbed.message = pathKey.scrub(apiKey.scrub(error.message))
+            // A spent month is the key's, not the place's: the quiet period that every place
+            // then shows as its reason names no place's path.
+            if case .quota = error.cause {} else { scrubbed.message += " (GET \(shown))" }
             return scrubbed
         }
     }
