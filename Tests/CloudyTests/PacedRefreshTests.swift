@@ -231,7 +231,8 @@ final class PacedRefreshTests: XCTestCase {
             try XCTUnwrap(rig.nextRefreshIn), 600 - 122, accuracy: 1e-6, "the interval counts from the run's start")
     }
 
-    /// A second reload before the first one's refresh begins carries the waiting places over too.
+    /// A second reload before the first one's refresh begins carries the waiting places over too,
+    /// and so does a third that changes only the interval.
     func testTwoReloadsInARowDuringAPacedRefreshStillCarryItsWaitingPlacesOver() throws {
         let old = startTwentyFivePlacesTenAMinute()
         var first = old
@@ -240,6 +241,9 @@ final class PacedRefreshTests: XCTestCase {
         var second = first
         second.places.append(Place(name: "Added too", latitude: 11, longitude: 11))
         rig.reload(to: second, from: first)
+        var third = second
+        third.refresh.interval = 900
+        rig.reload(to: third, from: second)  // the interval alone: the waiting places stay armed
         rig.clock.advance(by: 61)
         XCTAssertEqual(rig.placesWithWeather, 18, "the next nine places, not the first nine again")
         rig.clock.advance(by: 61)

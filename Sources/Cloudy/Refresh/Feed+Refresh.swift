@@ -179,8 +179,8 @@ extension Feed {
         // The refresh's duration is on the page rendered when its last batch is in.
         if quiet == nil, run.pending.isEmpty { recorder.recordRefresh(seconds: run.busySeconds) }
         recorder.render(now: now)
-        armStaleTimer()
         self.run = run
+        armStaleTimer()
         if let quiet {
             armStep(in: quiet.until - now)
         } else if run.pending.isEmpty {

@@ -145,8 +145,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             self.run?.keep(only: unchanged)
             let waiting = self.run.map { run in run.pending.map { run.places[$0].name } } ?? []
             guard self.running else { return }
-            // The reload may have moved the stale deadline (`refresh.stale_after`, places removed).
-            self.armStaleTimer()
+            // The reload may have moved the stale deadline (`refresh.stale_after`, places removed),
+            // and a refresh armed below no longer waits for a quiet period shown.
+            defer { self.armStaleTimer() }
             let now = self.clock.now()
             if source != nil || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
@@ -159,8 +160,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                     only = armed.intersection(unchanged).union(new.map(\.name))
                 }
                 self.arm(in: self.backoffState.notBefore - now, only: only)
-            } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork {
-                // A fast retry armed stays: the network is still awaited.
+            } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork,
+                self.armedOnly == nil
+            {
+                // A fast retry armed stays: the network is still awaited. So does the refresh an
+                // earlier reload armed for the places a paced refresh had not asked yet.
                 self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
             }
         }
