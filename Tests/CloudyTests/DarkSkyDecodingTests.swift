@@ -5,7 +5,7 @@ import XCTest
 
 /// Dark Sky (Pirate Weather) decodes into the same model as the other providers: base units
 /// converted exactly, -999 as no value, `hour="1"` the next whole hour, `day="0"` today in the
-/// answer's zone, the condition from `icon` and `summary`.
+/// place's `timezone:` or else the answer's zone, the condition from `icon` and `summary`.
 final class DarkSkyDecodingTests: XCTestCase {
     let newYork = Place(name: "New York", latitude: 40.7143, longitude: -74.006)
     let settings = ForecastSettings(days: 7, hours: 24)
@@ -111,6 +111,16 @@ final class DarkSkyDecodingTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(days[2].precipitationSumMeters), 0.57 * 24 / 1000, accuracy: 1e-12)
         XCTAssertEqual(days[2].temperatureMaxCelsius, 32.3)
         XCTAssertEqual(try decode(try fixture(), settings: ForecastSettings(days: 2, hours: 24)).daily.count, 2)
+    }
+
+    /// A place's `timezone:` decides which day is today, whatever offset the answer has.
+    func testAConfiguredZoneCountsTheDays() throws {
+        var tokyo = newYork
+        tokyo.timezone = "Asia/Tokyo"
+        let body = Array(try JSONSerialization.data(withJSONObject: try fixture()))
+        let snapshot = try DarkSkyProvider.decode(body, place: tokyo, settings: settings).get()
+        // 21:20 in Tokyo; each New York day's noon is past midnight there: the first is tomorrow.
+        XCTAssertEqual(snapshot.daily.map(\.daysAhead), [1, 2, 3])
     }
 
     func testDaysAcrossMidnightAndADaylightSavingChange() throws {

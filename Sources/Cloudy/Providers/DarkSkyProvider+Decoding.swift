@@ -57,7 +57,7 @@ struct DarkSkyAnswer: Decodable {
             settings: settings)
         return sections.map { current, now in
             let offset = WeatherAPI.plausibleOffset(self.offset.flatMap { ForecastTime.wholeNumber($0 * 3600) })
-            let days = dailySteps(now: now, offset: offset, days: settings.days)
+            let days = dailySteps(now: now, offset: place.zoneOffset ?? { _ in offset }, days: settings.days)
             var snapshot = WeatherSnapshot(
                 current: current.conditions(observedAt: now, today: days.first { $0.daysAhead == 0 }),
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
@@ -90,12 +90,13 @@ struct DarkSkyAnswer: Decodable {
         }
     }
 
-    /// Days 0…`days` − 1. Each day is stamped at its local midnight, which can sit an hour off
-    /// `offset` across a daylight-saving change: its local noon gives the day safely.
-    func dailySteps(now: Double, offset: Int, days: Int) -> [DailyForecast] {
-        guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
+    /// Days 0…`days` − 1, counted in the place's zone (`offset` at each moment). Each day is
+    /// stamped at its local midnight, which can sit an hour off across a daylight-saving change:
+    /// its local noon gives the day safely.
+    func dailySteps(now: Double, offset: (Double) -> Int, days: Int) -> [DailyForecast] {
+        guard let today = ForecastTime.localDay(now, offset: offset(now)) else { return [] }
         return (daily?.data ?? []).compactMap { point in
-            guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset),
+            guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset(time + 43_200)),
                 date - today >= 0, date - today < days
             else { return nil }
             // The day's mean intensity (mm/h of liquid water) over its 24 hours; Dark Sky's
