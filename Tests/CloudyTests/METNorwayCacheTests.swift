@@ -109,6 +109,18 @@ final class METNorwayCacheTests: XCTestCase {
         XCTAssertNil(lastIfModifiedSince, "the old place's Last-Modified says nothing of the new one")
     }
 
+    /// A reload that gives the place another zone reads its forecast anew: the kept snapshot's
+    /// days were counted in the old one.
+    func testAnotherZoneAsksAtOnce() throws {
+        answer(.ok, expiresIn: 600, lastModified: "Mon, 15 Jun 2026 11:55:00 GMT")
+        let provider = provider()
+        XCTAssertEqual(try provider.fetch(berlin).get().timezone, "Europe/Berlin")
+        var elsewhere = berlin
+        elsewhere.timezone = "Asia/Tokyo"
+        XCTAssertEqual(try provider.fetch(elsewhere).get().timezone, "Asia/Tokyo")
+        XCTAssertEqual(asked.withLockedValue { $0.count }, 2, "before Expires, for the new zone only")
+    }
+
     func testA304WithoutAnEarlierAnswerFails() {
         answer(.notModified, expiresIn: 600)
         XCTAssertThrowsError(try provider().fetch(berlin).get()) { error in

@@ -92,6 +92,16 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
         XCTAssertEqual(requestCount, 4, "and then kept like any other")
     }
 
+    /// A place given another zone is asked again at once: its days are counted in that zone.
+    func testAnotherZoneIsFetchedAtOnce() throws {
+        let provider = provider()
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        var zoned = berlin
+        zoned.timezone = "America/Guayaquil"
+        XCTAssertEqual(try provider.fetch(zoned).get().timezone, "America/Guayaquil")
+        XCTAssertEqual(requestCount, 4, "both endpoints again, within the 600 s")
+    }
+
     func testOneCallIsSpacedTheSameWay() throws {
         let provider = provider(oneCall: true)
         XCTAssertEqual(try provider.fetch(berlin).get().current.dewPointCelsius, 10.4)

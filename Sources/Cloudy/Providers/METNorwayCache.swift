@@ -4,10 +4,11 @@ import NIOConcurrencyHelpers
 /// warnings), per place: no request before the last answer's `Expires` (the kept value is the
 /// answer), then `If-Modified-Since` with the last `Last-Modified`; a 304 keeps the value and
 /// counts as success. An answer without `Expires` is kept for `defaultLifetime` seconds. A place
-/// asked at other coordinates (another URL) starts afresh.
+/// asked for another value (its `key`: other coordinates, another URL; a forecast's other zone)
+/// starts afresh.
 final class METNorwayCache<Value: Sendable>: Sendable {
     private struct Entry {
-        var url: String
+        var key: String
         var value: Value
         var lastModified: String?
         var expires: Double
@@ -23,25 +24,25 @@ final class METNorwayCache<Value: Sendable>: Sendable {
     /// The value for `place` at `now`: kept, or asked for with `ask`, given the conditional
     /// headers to send and how to read the answer (`answered`, which calls `read`).
     func fetch(
-        place: String, url: String, now: Double,
+        place: String, key: String, now: Double,
         ask: ([(name: String, value: String)], Reader) -> Result<Value, WeatherFetchError>,
         read: Reader
     ) -> Result<Value, WeatherFetchError> {
-        let cached = entries.withLockedValue { $0[place] }.flatMap { $0.url == url ? $0 : nil }
+        let cached = entries.withLockedValue { $0[place] }.flatMap { $0.key == key ? $0 : nil }
         if let cached, now < cached.expires {
             return .success(cached.value)  // MET asks for no request before Expires
         }
         let condition = cached?.lastModified.map { [(name: "If-Modified-Since", value: $0)] } ?? []
         // `read` runs only inside `ask`, before it returns.
         return withoutActuallyEscaping(read) { read in
-            ask(condition) { answered($0, read: read, cached: cached, place: place, url: url, now: now) }
+            ask(condition) { answered($0, read: read, cached: cached, place: place, key: key, now: now) }
         }
     }
 
     /// What an answer makes of the value: a 304 keeps `cached` (until the new `Expires`); any
     /// other answer is `read`, and a 200 or 203 read successfully is kept.
     private func answered(
-        _ response: HTTPResponse, read: Reader, cached: Entry?, place: String, url: String, now: Double
+        _ response: HTTPResponse, read: Reader, cached: Entry?, place: String, key: String, now: Double
     ) -> Result<Value, WeatherFetchError> {
         let expires =
             response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime
@@ -55,7 +56,7 @@ final class METNorwayCache<Value: Sendable>: Sendable {
         }
         let outcome = read(response)
         if response.status == 200 || response.status == 203, case .success(let value) = outcome {
-            let entry = Entry(url: url, value: value, lastModified: response.headers["last-modified"], expires: expires)
+            let entry = Entry(key: key, value: value, lastModified: response.headers["last-modified"], expires: expires)
             entries.withLockedValue { $0[place] = entry }
         }
         return outcome

@@ -37,8 +37,9 @@ public final class METNorwayProvider: WeatherProvider {
 
     func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         let url = url(for: place)
+        // The kept snapshot's days are counted in the place's zone: another zone reads anew.
         return cache.fetch(
-            place: place.name, url: url, now: endpoint.clock.now(),
+            place: place.name, key: url + " " + (place.timezone ?? ""), now: endpoint.clock.now(),
             ask: { endpoint.fetch(endpoint.request(url, headers: $0), read: $1) }, read: { read($0, for: place) })
     }
 

@@ -16,11 +16,13 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     /// One Call 3.0 (one request per place) instead of the two 2.5 endpoints.
     let oneCall: Bool
 
-    /// A place's last good answer, with when and for which coordinates it was fetched.
+    /// A place's last good answer, with when and for which coordinates and zone (its days are
+    /// counted in it) it was fetched.
     private struct RecentAnswer {
         var fetched: Double
         var latitude: Double
         var longitude: Double
+        var timezone: String?
         var snapshot: WeatherSnapshot
     }
 
@@ -42,7 +44,7 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         let now = endpoint.clock.now()
         if let last = recent.withLockedValue({ $0[place.name] }), now - last.fetched < Self.minimumCallSpacing,
-            last.latitude == place.latitude, last.longitude == place.longitude
+            last.latitude == place.latitude, last.longitude == place.longitude, last.timezone == place.timezone
         {
             return .success(last.snapshot)
         }
@@ -50,7 +52,7 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         if case .success(let snapshot) = outcome {
             recent.withLockedValue {
                 $0[place.name] = RecentAnswer(
-                    fetched: now, latitude: place.latitude, longitude: place.longitude,
+                    fetched: now, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone,
                     snapshot: snapshot)
             }
         }

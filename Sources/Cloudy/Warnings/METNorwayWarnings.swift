@@ -33,7 +33,7 @@ public final class METNorwayWarnings: WarningSource {
     func fetch(_ place: Place) -> Result<[WeatherWarning], WeatherFetchError> {
         let url = url(for: place)
         return cache.fetch(
-            place: place.name, url: url, now: upstream.clock.now(),
+            place: place.name, key: url, now: upstream.clock.now(),
             ask: { get(url, from: upstream, headers: $0, read: $1) },
             read: read)
     }
