@@ -102,6 +102,27 @@ final class WarningSourcesTests: XCTestCase {
         }
     }
 
+    /// MetAlerts' requests are counted apart from MET Norway's forecast, under a name of their
+    /// own; its messages still name the source as the config does, answered or not.
+    func testMETNorwayWarningsAreCountedApartAndNamedAsTheSource() throws {
+        try answer(.serviceUnavailable, fixture: nil)
+        let source = METNorwayWarnings(upstream, logger: log.logger)
+        XCTAssertThrowsError(try source.fetch([oslo], logger: log.logger)[0].get()) {
+            XCTAssertEqual("\($0)", "met-norway: HTTP 503")
+        }
+        let closed = try ClosedPort()
+        let unreachable = Upstream(
+            baseURL: "http://127.0.0.1:\(closed.port)", timeout: 5, client: CurlHTTPClient(userAgent: Self.agent),
+            recorder: telemetry, clock: clock)
+        XCTAssertThrowsError(
+            try METNorwayWarnings(unreachable, logger: log.logger).fetch([oslo], logger: log.logger)[0].get()
+        ) {
+            XCTAssertTrue("\($0)".hasPrefix("met-norway: "), "\($0)")
+        }
+        XCTAssertEqual(telemetry.upstreamCodes(provider: "met-norway-metalerts"), ["503": 1, "connect": 1])
+        XCTAssertEqual(telemetry.upstreamCodes(provider: "met-norway"), [:], "the forecast's name stays its own")
+    }
+
     func testDWDThroughBrightSkyAndItsNotCoveredAnswer() throws {
         try answer(.ok, fixture: "brightsky-alerts.json")
         XCTAssertEqual(

@@ -101,16 +101,18 @@ extension CurlHTTPClient {
 
     /// One upstream exchange as above, its answer made a result by `read`. A success status
     /// (2xx) whose answer `read` refuses is counted as `decode`, not as its status: the request
-    /// was answered, but nothing could be read from it.
+    /// was answered, but nothing could be read from it. A failure without an answer starts with
+    /// `shownAs` when the messages name the upstream otherwise than its count does.
     func fetch<Value>(
-        _ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording, calls: Double? = nil,
-        read: (HTTPResponse) -> Result<Value, WeatherFetchError>
+        _ request: HTTPRequest, countedAs provider: String, shownAs shown: String? = nil,
+        by recorder: UpstreamRecording,
+        calls: Double? = nil, read: (HTTPResponse) -> Result<Value, WeatherFetchError>
     ) -> Result<Value, WeatherFetchError> {
         switch fetch(request) {
         case .failure(let error):
             recorder.recordUpstream(provider: provider, code: error.kind.rawValue)
             if let calls, error.kind.mayHaveReachedProvider { recorder.recordCalls(provider: provider, calls: calls) }
-            return .failure(.unanswered(provider, error))
+            return .failure(.unanswered(shown ?? provider, error))
         case .success(let response):
             let outcome = read(response)
             var code = String(response.status)

@@ -26,7 +26,8 @@ extension WarningSource {
         read: (HTTPResponse) -> Result<[WeatherWarning], WeatherFetchError>
     ) -> Result<[WeatherWarning], WeatherFetchError> {
         let request = HTTPRequest(url: url, headers: [("Accept", accept)] + headers, timeout: upstream.timeout)
-        return upstream.client.fetch(request, countedAs: name.upstreamLabel, by: upstream.recorder, read: read)
+        return upstream.client.fetch(
+            request, countedAs: name.upstreamLabel, shownAs: label, by: upstream.recorder, read: read)
     }
 
     /// A refusal as the error of the place asked: the source's name, the status and `hint`.
