@@ -102,6 +102,17 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
         XCTAssertEqual(requestCount, 4, "both endpoints again, within the 600 s")
     }
 
+    /// A refused current weather is not followed by the forecast's request: the place costs
+    /// the quota the one call made, not both endpoints'.
+    func testARefusedCurrentWeatherCostsOneCall() {
+        refusal.withLockedValue { $0 = .internalServerError }
+        guard case .failure(let error) = provider().fetch([berlin], logger: .init(label: "test"))[0] else {
+            return XCTFail("a 500 is a failure")
+        }
+        XCTAssertEqual(error.calls, 1)
+        XCTAssertEqual(paths, ["/data/2.5/weather"])
+    }
+
     func testOneCallIsSpacedTheSameWay() throws {
         let provider = provider(oneCall: true)
         XCTAssertEqual(try provider.fetch(berlin).get().current.dewPointCelsius, 10.4)

@@ -66,10 +66,15 @@ public final class OpenWeatherMapProvider: WeatherProvider {
         }
     }
 
-    /// Each answer read as it comes: a current weather that does not decode is not followed by
-    /// the forecast's request.
+    /// Each answer read as it comes: a current weather that fails or does not decode is not
+    /// followed by the forecast's request, and costs the one call made.
     private func fetchCurrentAndForecast(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
-        keyed.get("/data/2.5/weather?" + query(place), read: Self.current).flatMap { current in
+        let current = keyed.get("/data/2.5/weather?" + query(place), read: Self.current).mapError { error in
+            var oneCall = error
+            oneCall.calls = 1
+            return oneCall
+        }
+        return current.flatMap { current in
             keyed.get("/data/2.5/forecast?" + query(place)) { forecastBody in
                 Self.decode(current: current, forecast: forecastBody, place: place, settings: forecast)
             }
