@@ -68,6 +68,20 @@ final class QuotaStateTests: XCTestCase {
         XCTAssertEqual(rig.readyz, "ready")
     }
 
+    /// A refusal for the minute that comes in while the day's refusal holds (a batch that was in
+    /// flight) does not shorten it.
+    func testAShorterRefusalKeepsTheLongerQuietPeriod() {
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "http://127.0.0.1:1", quota: .unlimited, file: nil, now: 0,
+            logger: rig.log.logger)
+        let day = account.beginQuietPeriod(reason: "Daily API request limit exceeded.", until: 86_460)
+        let minute = account.beginQuietPeriod(reason: "Minutely API request limit exceeded.", until: 120)
+        XCTAssertEqual(minute, day)
+        XCTAssertEqual(account.quietPeriod, day)
+        let later = account.beginQuietPeriod(reason: "Daily API request limit exceeded.", until: 172_860)
+        XCTAssertEqual(account.quietPeriod, later, "a longer one replaces it")
+    }
+
     func testAnUnreadableOrOversizedFileIsIgnoredWithALogLine() throws {
         try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
         try Data("{\"provider\":\"open-meteo\",".utf8).write(to: file)

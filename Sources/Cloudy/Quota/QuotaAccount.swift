@@ -128,9 +128,12 @@ public final class QuotaAccount: Sendable {
     }
 
     /// Starts a quiet period after the owner refused for its quota: nothing goes to it from any
-    /// feed of the account until `until`.
+    /// feed of the account until `until`. A refusal for a shorter window (a batch that was in
+    /// flight, refused for the minute) does not end a longer period in force (the day's): that
+    /// one is returned.
     public func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
         let period = state.withLockedValue { state in
+            if let longer = state.quietPeriod, longer.until > until { return longer }
             let period = QuietPeriod(provider: state.provider, reason: reason, until: until)
             state.quietPeriod = period
             save(state)
