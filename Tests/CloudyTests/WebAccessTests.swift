@@ -117,6 +117,15 @@ final class WebAccessTests: WebConfigTestCase {
         }
     }
 
+    /// A configured Content-Security-Policy is the HTML pages' one, not a second beside theirs
+    /// (browsers enforce every policy, so two would block what either forbids).
+    func testAConfiguredPolicyReplacesThePagesOwn() throws {
+        let policy = "default-src 'none'; style-src 'self'"
+        let (server, _) = try connection("http_server_config:\n  headers:\n    Content-Security-Policy: \(policy)\n")
+        let page = try server.request("/")
+        XCTAssertEqual(page.headers.filter { $0.name.lowercased() == "content-security-policy" }.map(\.value), [policy])
+    }
+
     func testAChangedFileAppliesWithinASecondAndABrokenOneKeepsTheLastGood() throws {
         let (server, web) = try connection(users)
         let login = basic("prometheus", Self.password)

@@ -144,6 +144,11 @@ final class HTTPRequestHandler: ChannelInboundHandler {
         // One array, then HTTPHeaders of it: each `HTTPHeaders.add` costs ~1,100 instructions.
         let length = reply.contentLength ?? reply.body.reduce(0) { $0 + $1.readableBytes }
         var fields = reply.headers
+        if !extraHeaders.isEmpty {
+            // The web config's header replaces the answer's own of that name (the HTML pages'
+            // Content-Security-Policy), as the exporter toolkit sets it: never two policies.
+            fields.removeAll { field in extraHeaders.contains { $0.0.lowercased() == field.0.lowercased() } }
+        }
         fields.reserveCapacity(fields.count + extraHeaders.count + 2)
         fields.append(contentsOf: extraHeaders)
         fields.append(("Content-Length", String(length)))
