@@ -56,4 +56,27 @@ final class HTTPServerTests: XCTestCase {
         await first.shutdown()
         try await group.shutdownGracefully()
     }
+
+    /// The real binary, told to listen on a free port and then on a taken one: it closes the
+    /// first before its event loops stop (nothing half-started, no SwiftNIO complaint) and exits 1.
+    func testATakenSecondAddressClosesTheFirstAndExitsOne() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let routes = Routes(store: try makeServerTestStore(.ready), telemetryPath: "/metrics") { nil }
+        let taken = HTTPServer(group: group, routes: routes, logger: logger)
+        try await taken.bind([ListenAddress(host: "127.0.0.1", port: 0)])
+        let port = try XCTUnwrap(taken.boundAddresses.first?.port)
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-bind-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: storage) }
+        let run = try runProgram(
+            TestPaths.exporterBinary.path,
+            [
+                "--web.listen-address=127.0.0.1:0", "--web.listen-address=127.0.0.1:\(port)",
+                "--storage.path=\(storage.path)",
+            ])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("cannot listen on 127.0.0.1:\(port)"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("Cannot schedule tasks"), run.stderr)
+        await taken.shutdown()
+        try await group.shutdownGracefully()
+    }
 }

@@ -47,6 +47,8 @@ public final class CloudyApplication: Sendable {
             try await app.server.bind(options.listenAddresses)
         } catch {
             signals.cancel()
+            // The addresses bound before the one that failed close before their event loops go.
+            await app.server.shutdown(grace: .zero)
             try? await app.group.shutdownGracefully()
             throw error
         }
