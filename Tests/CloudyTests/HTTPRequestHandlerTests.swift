@@ -94,6 +94,15 @@ final class HTTPRequestHandlerTests: XCTestCase {
         XCTAssertEqual(reload.calls, 0, "a refused method never reloads")
     }
 
+    /// A request target in absolute form names the same page as its path (RFC 9112 §3.2.2).
+    func testATargetInAbsoluteFormNamesItsPath() {
+        XCTAssertEqual(Routes.path(of: "/metrics?x=1"), "/metrics")
+        XCTAssertEqual(Routes.path(of: "http://cloudy:10150/metrics"), "/metrics")
+        XCTAssertEqual(Routes.path(of: "HTTPS://cloudy/places/Berlin?x"), "/places/Berlin")
+        XCTAssertEqual(Routes.path(of: "http://cloudy"), "/")
+        XCTAssertEqual(Routes.path(of: "*"), "*", "OPTIONS' asterisk form is no page")
+    }
+
     /// `--web.telemetry-path` must be a path a scrape can ask for as written, and must not take
     /// another page's place (the stylesheet, a place's page) or stand where none can answer.
     func testTheTelemetryPathIsAPathOfItsOwn() {

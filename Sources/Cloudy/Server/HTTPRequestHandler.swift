@@ -58,9 +58,7 @@ final class HTTPRequestHandler: ChannelInboundHandler {
             )
             return
         }
-        // Searched as bytes: a Character search breaks the URI into grapheme clusters, ~3,000
-        // instructions of a ~65,000-instruction gzip scrape (callgrind, bench/RESULTS.md).
-        let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(head.uri[..<$0]) } ?? head.uri
+        let path = Routes.path(of: head.uri)
         // --web.config.file: rate limit, then login.
         if let policy {
             switch policy.admit(path: path, authorization: head.headers.first(name: "authorization")) {
