@@ -86,16 +86,21 @@ final class AirQualityFeedTests: XCTestCase {
         XCTAssertEqual(kept.ledger.spent(inLast: 3600, at: rig.clock.now()), sum, accuracy: 1e-9, "quota.json")
     }
 
-    /// Open-Meteo's limiter keeps one counter per client for all its APIs (the reference, §6.3),
-    /// so its refusal on the air-quality host holds the forecast too.
-    func testAQuotaRefusalOnTheAirQualityHostQuietsTheForecast() throws {
-        let reason = "Hourly API request limit exceeded. Please try again in the next hour."
+    /// Both feeds on two places, their first step taken, the air-quality host refusing for
+    /// Open-Meteo's quota with `reason`.
+    func startWithTheAirQualityHostRefusing(_ reason: String) throws {
         try answer(
             airQuality: .respond(
                 status: .tooManyRequests, headers: [],
                 body: Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)))
         _ = start(places: 2, limits: [:])
         rig.clock.advance(by: 0)
+    }
+
+    /// Open-Meteo's limiter keeps one counter per client for all its APIs (the reference, §6.3),
+    /// so its refusal on the air-quality host holds the forecast too.
+    func testAQuotaRefusalOnTheAirQualityHostQuietsTheForecast() throws {
+        try startWithTheAirQualityHostRefusing("Hourly API request limit exceeded. Please try again in the next hour.")
         XCTAssertEqual(rig.asked.map(isAirQuality), [false, true])
         let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod)
         XCTAssertEqual(quiet.until, 1_781_528_400 + 60, "a minute past the next UTC hour")
@@ -114,13 +119,7 @@ final class AirQualityFeedTests: XCTestCase {
     /// at the weather feed's next refresh; and no longer once the refusal lifts, although the
     /// weather's next refresh is later.
     func testTheForecastsPlacesShowAnAirQualityRefusalAtOnceAndUntilItLifts() throws {
-        let reason = "Minutely API request limit exceeded. Please try again in one minute."
-        try answer(
-            airQuality: .respond(
-                status: .tooManyRequests, headers: [],
-                body: Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)))
-        _ = start(places: 2, limits: [:])
-        rig.clock.advance(by: 0)
+        try startWithTheAirQualityHostRefusing("Minutely API request limit exceeded. Please try again in one minute.")
         rig.refresher.waitForQueuedWork()
         let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod)
         XCTAssertLessThan(quiet.until, rig.clock.now() + 600, "it lifts before the weather's next refresh")
