@@ -30,6 +30,9 @@ final class ValueFormatTests: XCTestCase {
         XCTAssertEqual(ValueFormat.precipitation(0.0003), "0.3 mm")
         XCTAssertEqual(ValueFormat.pressure(101_325), "1013 hPa")
         XCTAssertEqual(ValueFormat.visibility(24_140), "24.1 km")
+        XCTAssertEqual(ValueFormat.visibility(49), "49 m", "fog: meters, not 0.0 km")
+        XCTAssertEqual(ValueFormat.visibility(999.4), "999 m")
+        XCTAssertEqual(ValueFormat.visibility(999.6), "1.0 km")
         XCTAssertEqual(ValueFormat.uvIndex(5.25), "5.3")
         for absent in [
             ValueFormat.percent(nil), ValueFormat.precipitation(nil), ValueFormat.pressure(nil),

@@ -48,9 +48,10 @@ public enum ValueFormat {
         pascals.map { whole($0 / 100) + " hPa" } ?? missing
     }
 
-    /// Visibility, given in meters, in kilometers: "24.1 km".
+    /// Visibility, given in meters, in kilometers: "24.1 km"; below one kilometer (fog) in whole
+    /// meters, where tenths of a kilometer would hide what matters: "49 m", not "0.0 km".
     static func visibility(_ meters: Double?) -> String {
-        meters.map { number($0 / 1000) + " km" } ?? missing
+        meters.map { abs($0) < 999.5 ? whole($0) + " m" : number($0 / 1000) + " km" } ?? missing
     }
 
     static func uvIndex(_ index: Double?) -> String {
