@@ -39,14 +39,13 @@ public struct DayViewModel: Sendable {
         temperature = ValueFormat.temperature(current.temperatureCelsius, units.temperature)
         feelsLike = ValueFormat.temperature(current.apparentTemperatureCelsius, units.temperature)
         let speed = ValueFormat.windSpeed(current.windSpeedMetersPerSecond, units.windSpeed)
-        let direction = ValueFormat.compassPoint(current.windDirectionDegrees)
+        let direction = ValueFormat.windDirection(current.windDirectionDegrees, speed: current.windSpeedMetersPerSecond)
         readings = [
             Reading(label: "Humidity", value: ValueFormat.percent(current.relativeHumidityRatio)),
             Reading(label: "Dew point", value: ValueFormat.temperature(current.dewPointCelsius, units.temperature)),
             Reading(
                 label: "Wind",
-                value: current.windDirectionDegrees == nil || current.windSpeedMetersPerSecond == nil
-                    ? speed : speed + " from " + direction),
+                value: direction.map { speed + " from " + $0 } ?? speed),
             Reading(label: "Gusts", value: ValueFormat.windSpeed(current.windGustMetersPerSecond, units.windSpeed)),
             Reading(label: "Pressure", value: ValueFormat.pressure(current.pressureMslPascals)),
             Reading(label: "Cloud cover", value: ValueFormat.percent(current.cloudCoverRatio)),

@@ -82,7 +82,9 @@ public struct StatusViewModel: Sendable {
         let condition = current.conditionCode.map { WeatherCondition(code: $0, isDay: current.isDay ?? true) }
         let today = snapshot.daily.first { $0.daysAhead == 0 }
         let speed = ValueFormat.windSpeed(current.windSpeedMetersPerSecond, units.windSpeed)
-        let direction = current.windDirectionDegrees.map { ValueFormat.compassPoint($0) + " " } ?? ""
+        let direction =
+            ValueFormat.windDirection(current.windDirectionDegrees, speed: current.windSpeedMetersPerSecond)
+            .map { $0 + " " } ?? ""
         return Weather(
             icon: condition?.icon ?? "unknown",
             condition: condition?.text ?? ValueFormat.missing,

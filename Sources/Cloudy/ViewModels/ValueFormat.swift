@@ -72,6 +72,13 @@ public enum ValueFormat {
         return compassPoints[sector]
     }
 
+    /// The compass point the wind comes from, or nil when there is none to show: no direction
+    /// or speed sent, or calm (a speed of 0, whose direction the APIs send as 0 or 360: "N").
+    static func windDirection(_ degrees: Double?, speed metersPerSecond: Double?) -> String? {
+        guard let degrees, let metersPerSecond, metersPerSecond != 0 else { return nil }
+        return compassPoint(degrees)
+    }
+
     /// "14:05" or "2:05 PM" at `seconds` (unix) in a place `utcOffset` seconds east of UTC.
     static func clock(_ seconds: Double?, utcOffset: Int, _ notation: TimeNotation) -> String {
         clock(seconds, offsets: { _ in utcOffset }, notation)
