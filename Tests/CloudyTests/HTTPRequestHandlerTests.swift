@@ -101,6 +101,8 @@ final class HTTPRequestHandlerTests: XCTestCase {
         XCTAssertEqual(Routes.path(of: "HTTPS://cloudy/places/Berlin?x"), "/places/Berlin")
         XCTAssertEqual(Routes.path(of: "http://cloudy"), "/")
         XCTAssertEqual(Routes.path(of: "*"), "*", "OPTIONS' asterisk form is no page")
+        XCTAssertEqual(Routes.path(of: "http://cloudy?next=/metrics"), "/", "the query is not the path")
+        XCTAssertEqual(Routes.path(of: "foo?u=http://x/healthz"), "foo", "no scheme: not absolute form")
     }
 
     /// `--web.telemetry-path` must be a path a scrape can ask for as written, and must not take

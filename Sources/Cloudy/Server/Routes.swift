@@ -45,11 +45,26 @@ public struct Routes: Sendable {
     /// clusters, ~3,000 instructions of a ~65,000-instruction gzip scrape (bench/RESULTS.md).
     static func path(of target: String) -> String {
         var target = Substring(target)
-        if target.utf8.first != UInt8(ascii: "/"), let scheme = target.range(of: "://") {
-            let authorityAndPath = target[scheme.upperBound...]
-            target = authorityAndPath.utf8.firstIndex(of: UInt8(ascii: "/")).map { authorityAndPath[$0...] } ?? "/"
+        if target.utf8.first != UInt8(ascii: "/"), let scheme = target.range(of: "://"),
+            isScheme(target[..<scheme.lowerBound])
+        {
+            // The authority ends at the path, the query or the fragment: `http://host?x` is `/`.
+            let authorityAndRest = target[scheme.upperBound...]
+            let end = authorityAndRest.utf8.firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            target = end.map { authorityAndRest[$0...] } ?? ""
+            if target.utf8.first != UInt8(ascii: "/") { target = "/" + target }
         }
         return String(target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target)
+    }
+
+    /// Whether `text` is a URI scheme: a letter, then letters, digits, `+`, `-` or `.`.
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+        }
     }
 
     /// Why `path` cannot be `--web.telemetry-path`, or nil when it can: it must be a path a
