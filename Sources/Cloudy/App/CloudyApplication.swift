@@ -48,7 +48,7 @@ public final class CloudyApplication: Sendable {
         } catch {
             signals.cancel()
             // The addresses bound before the one that failed close before their event loops go.
-            await app.server.shutdown(grace: .zero)
+            await app.server.closeBound()
             try? await app.group.shutdownGracefully()
             throw error
         }

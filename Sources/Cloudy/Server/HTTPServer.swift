@@ -130,6 +130,14 @@ public final class HTTPServer: Service, @unchecked Sendable {
             HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload, offloadLogin: offloadLogin))
     }
 
+    /// Closes the addresses bound so far, waiting for each: a start-up that stops before it
+    /// serves (another address could not be bound) leaves nothing open on the event loops.
+    public func closeBound() async {
+        let channels = self.channels
+        self.channels = []
+        for (channel, _) in channels { try? await channel.close() }
+    }
+
     public func run() async throws {
         try? await gracefulShutdown()
         await shutdown()
