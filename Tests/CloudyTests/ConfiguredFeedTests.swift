@@ -143,4 +143,37 @@ final class ConfiguredFeedTests: XCTestCase {
             try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6,
             "every place asked failed: the upstream backs off")
     }
+
+    /// Fails its first place for the network after one of its two requests reached the API (as
+    /// OpenWeatherMap's forecast after its current weather), its second before either did, and
+    /// answers the third.
+    struct HalfReachedSource: FeedSource {
+        var providerLabel: String { "half" }
+        func fetch(_ places: [Place], logger: Logger) -> [Result<String, WeatherFetchError>] {
+            var halfway = WeatherFetchError("half: connect", cause: .network)
+            halfway.calls = 1
+            return [.failure(halfway), .failure(WeatherFetchError("half: connect", cause: .network)), .success("ok")]
+        }
+    }
+
+    /// A failure that names what it cost is settled at that, though it ended without an answer;
+    /// one that names nothing costs nothing when it never reached the API.
+    func testAFailureIsSettledAtTheCallsItNames() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        let account = QuotaAccount(
+            provider: .openWeatherMap, url: rig.server.baseURL, quota: Quota(limits: [.day: 1_000]), file: nil,
+            now: rig.clock.now(), logger: rig.log.logger)
+        let feed = Feed(
+            source: HalfReachedSource(),
+            schedule: FeedSchedule(
+                places: rig.config(places: 3, interval: 600).places, interval: 600, callsPerPlace: 2),
+            recorder: Reports(), account: account, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 })
+        feed.start()
+        defer { feed.stop() }
+        rig.clock.advance(by: 0)
+        feed.waitForQueuedWork()
+        XCTAssertEqual(account.spent(inLast: 86_400, at: rig.clock.now()), 1 + 0 + 2, accuracy: 1e-9)
+    }
 }

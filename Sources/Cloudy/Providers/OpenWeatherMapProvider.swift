@@ -67,18 +67,23 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     }
 
     /// Each answer read as it comes: a current weather that fails or does not decode is not
-    /// followed by the forecast's request, and costs the one call made.
+    /// followed by the forecast's request. A failed place costs the calls that reached
+    /// OpenWeatherMap: none when the current weather never did, one when only it did.
     private func fetchCurrentAndForecast(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
-        let current = keyed.get("/data/2.5/weather?" + query(place), read: Self.current).mapError { error in
-            var oneCall = error
-            oneCall.calls = 1
-            return oneCall
-        }
-        return current.flatMap { current in
+        let current = keyed.get("/data/2.5/weather?" + query(place), read: Self.current)
+        return current.mapError { Self.costing($0, $0.cause == .network ? 0 : 1) }.flatMap { current in
             keyed.get("/data/2.5/forecast?" + query(place)) { forecastBody in
                 Self.decode(current: current, forecast: forecastBody, place: place, settings: forecast)
             }
+            .mapError { $0.cause == .network ? Self.costing($0, 1) : $0 }
         }
+    }
+
+    /// `error`, costing the quota `calls` calls.
+    private static func costing(_ error: WeatherFetchError, _ calls: Double) -> WeatherFetchError {
+        var costed = error
+        costed.calls = calls
+        return costed
     }
 
     private func query(_ place: Place) -> String {

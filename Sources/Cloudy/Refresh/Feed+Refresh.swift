@@ -117,8 +117,11 @@ extension Feed {
         // `cloudy_exporter_upstream_calls_total` has it.
         let spent = results.reduce(0.0) { sum, outcome in
             guard case .failure(let error) = outcome else { return sum + cost }
-            guard error.wasAsked, error.cause != .network else { return sum }
-            return sum + (error.calls ?? cost)
+            guard error.wasAsked else { return sum }
+            // What the source counted for the place when it knows (one of two requests reached
+            // the API before the other failed); else nothing for a request that never reached it.
+            if let calls = error.calls { return sum + calls }
+            return error.cause == .network ? sum : sum + cost
         }
         account.settle(places: taken.count, callsPerPlace: cost, spent: spent, at: now)
         // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
