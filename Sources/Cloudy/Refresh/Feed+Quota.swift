@@ -37,6 +37,12 @@ extension Feed {
             until = backoffState.notBefore
         }
         let period = account.beginQuietPeriod(reason: refusal.message, until: until)
+        // A longer period in force (the day's, when a batch in flight comes back refused for the
+        // minute) holds this feed until it lifts; it was logged when it began.
+        guard period.until == until else {
+            backoffState.hold(until: period.until)
+            return period
+        }
         logger.warning(
             "the provider refuses requests for its quota; none until it lifts",
             metadata: [
