@@ -12,9 +12,10 @@ public protocol FeedSource<Report>: Sendable {
     /// What one place gets from the upstream (`WeatherSnapshot` for the weather).
     associatedtype Report: Sendable
 
-    /// Names the upstream in the log and in the `provider` label of `cloudy_exporter_upstream_*`
-    /// (`open-meteo`, …). Sources that spend one quota count their calls under the name of the
-    /// quota's owner, so the page shows the sum.
+    /// Names the upstream in the log and, as a rule, in the `provider` label of
+    /// `cloudy_exporter_upstream_*` (`open-meteo`, …). Sources that spend one quota count their
+    /// calls under the name of the quota's owner, so the page shows the sum; MET Norway's
+    /// warnings count their requests apart from its forecast (`met-norway-metalerts`).
     var providerLabel: String { get }
 
     /// Asks the upstream for every place, in as few requests as it allows and never more at once

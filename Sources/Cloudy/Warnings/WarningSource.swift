@@ -12,7 +12,8 @@ extension WarningSource {
     /// `source` as a label value.
     var label: String { name.rawValue }
 
-    /// Its requests are counted under its own name (`nws`, `met-norway`, `dwd`).
+    /// Its feed's log lines name it as the config does (`nws`, `met-norway`, `dwd`); its requests
+    /// are counted under `name.upstreamLabel`.
     public var providerLabel: String { name.rawValue }
 
     /// One GET through `upstream`, its answer made the place's warnings by `read`, counted in
