@@ -57,7 +57,8 @@ struct DarkSkyAnswer: Decodable {
             settings: settings)
         return sections.map { current, now in
             let offset = WeatherAPI.plausibleOffset(self.offset.flatMap { ForecastTime.wholeNumber($0 * 3600) })
-            let days = dailySteps(now: now, offset: place.zoneOffset ?? { _ in offset }, days: settings.days)
+            let days = dailySteps(
+                now: now, offset: ForecastTime.utcOffsets(zone: place.timezone, fixed: offset), days: settings.days)
             var snapshot = WeatherSnapshot(
                 current: current.conditions(observedAt: now, today: days.first { $0.daysAhead == 0 }),
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,

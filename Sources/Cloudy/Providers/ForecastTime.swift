@@ -29,13 +29,3 @@ enum ForecastTime {
         wholeNumber((time + Double(offset)) / 86400)
     }
 }
-
-extension Place {
-    /// The offset from UTC of the place's `timezone:` at a moment (it follows daylight saving),
-    /// or nil when the place has none, or one this machine does not know.
-    var zoneOffset: (@Sendable (Double) -> Int)? {
-        guard let timezone, TimeZone(identifier: timezone) != nil else { return nil }
-        // Times from answers are untrusted: an absurd one gets 0, and no calendar day anyway.
-        return ForecastTime.utcOffsets(zone: timezone, fixed: 0)
-    }
-}

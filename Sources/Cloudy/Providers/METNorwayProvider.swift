@@ -73,7 +73,9 @@ public final class METNorwayProvider: WeatherProvider {
     /// The place's offset from UTC at a moment: its configured zone, else (MET sends none) the
     /// solar offset its longitude suggests, in whole hours — logged once per place.
     func utcOffset(for place: Place) -> @Sendable (Double) -> Int {
-        if let offset = place.zoneOffset { return offset }
+        if let name = place.timezone, TimeZone(identifier: name) != nil {
+            return ForecastTime.utcOffsets(zone: name, fixed: 0)
+        }
         let hours = Int((place.longitude / 15).rounded())
         if warnedSolar.withLockedValue({ $0.insert(place.name).inserted }) {
             logger.info(

@@ -46,7 +46,7 @@ extension OpenWeatherMapProvider {
         let offset = WeatherAPI.plausibleOffset(current.timezone ?? list.city?.timezone)
         // Days in the place's `timezone:` when it has one (it follows daylight saving across the
         // five days), else in the one offset OWM reports.
-        let offsetAt = place.zoneOffset ?? { _ in offset }
+        let offsetAt = ForecastTime.utcOffsets(zone: place.timezone, fixed: offset)
         var snapshot = WeatherSnapshot(
             current: current.conditions(observedAt: now, main: main),
             timezone: place.timezone, utcOffsetSeconds: offset,

@@ -55,7 +55,8 @@ struct OneCallAnswer: Decodable {
                 timezone: place.timezone ?? timezone, utcOffsetSeconds: offset,
                 latitude: lat, longitude: lon, warnings: OWMAlert.warnings(alerts ?? []))
             snapshot.hourly = (hourly ?? []).compactMap { $0.hourly(now: now, hours: settings.hours) }
-            snapshot.daily = dailySteps(now: now, offset: place.zoneOffset ?? { _ in offset }, days: settings.days)
+            snapshot.daily = dailySteps(
+                now: now, offset: ForecastTime.utcOffsets(zone: place.timezone, fixed: offset), days: settings.days)
             return snapshot
         }
     }
