@@ -148,3 +148,22 @@ final class AlertThresholdsTests: XCTestCase {
         XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Frost, Storm gusts · Wednesday: High UV")
     }
 }
+
+extension AlertThresholdsTests {
+    func testALowThatRoundsToItsFrostThresholdIsJustBelowIt() {
+        let thresholds = AlertThresholds([.frost: 0, .heat: 30])
+        let day = DailyForecast(daysAhead: 1, date: 0, temperatureMaxCelsius: 30.02, temperatureMinCelsius: -0.02)
+        let celsius = UnitSettings(temperature: [.celsius], windSpeed: [.metersPerSecond])
+        XCTAssertEqual(
+            ThresholdCrossing.of(day, thresholds: thresholds, units: celsius).map(\.detail),
+            ["low 0.0 °C, just below 0.0 °C", "high 30.0 °C, at or above 30.0 °C"])
+        let both = UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.metersPerSecond])
+        XCTAssertEqual(
+            ThresholdCrossing.of(day, thresholds: thresholds, units: both).first?.detail,
+            "low 0.0 °C / 32.0 °F, just below 0.0 °C / 32.0 °F")
+        let clearly = DailyForecast(daysAhead: 1, date: 0, temperatureMinCelsius: -0.06)
+        XCTAssertEqual(
+            ThresholdCrossing.of(clearly, thresholds: thresholds, units: both).first?.detail,
+            "low -0.1 °C / 31.9 °F, below 0.0 °C / 32.0 °F")
+    }
+}

@@ -1,7 +1,8 @@
 /// One alert threshold a forecast day crosses, as the place's pages mark it: what is crossed and
 /// by how much, the day's value and the threshold both in the place's units ("Frost", "low
-/// 2.0 °C, below 3.0 °C"). The comparison is the model's (`AlertThresholds.crossed(by:)`), the
-/// same the shipped alert rules make, so the pages mark the days the alerts fire for.
+/// 2.0 °C, below 3.0 °C"; "just below" where both read the same). The comparison is the model's
+/// (`AlertThresholds.crossed(by:)`), the same the shipped alert rules make, so the pages mark the
+/// days the alerts fire for.
 public struct ThresholdCrossing: Sendable, Equatable {
     /// The alert's config key, also the mark's CSS class: "frost", "gust".
     public let alert: String
@@ -18,11 +19,14 @@ public struct ThresholdCrossing: Sendable, Equatable {
             guard let threshold = thresholds[alert], let value = AlertThresholds.value(of: alert, in: day) else {
                 return nil
             }
-            let shown = { (value: Double) in format(value, alert.quantity, units) }
-            let comparison = alert == .frost ? "below" : "at or above"
+            let shownValue = format(value, alert.quantity, units)
+            let shownThreshold = format(threshold, alert.quantity, units)
+            // A low of -0.02 °C is below 0 °C but reads "0.0 °C", as the threshold does: say so.
+            let comparison =
+                alert != .frost ? "at or above" : shownValue == shownThreshold ? "just below" : "below"
             return ThresholdCrossing(
                 alert: alert.rawValue, title: title(alert),
-                detail: "\(measure(alert)) \(shown(value)), \(comparison) \(shown(threshold))")
+                detail: "\(measure(alert)) \(shownValue), \(comparison) \(shownThreshold)")
         }
     }
 
