@@ -133,3 +133,24 @@ final class AirQualityFeedTests: XCTestCase {
         XCTAssertEqual(rig.store.rendered.readiness.answer, "ready")
     }
 }
+
+extension AirQualityFeedTests {
+    /// A reload that moves the air quality to an account of its own and back lets go of the feed
+    /// it replaced: the weather's account is left telling only the two feeds that spend it.
+    func testAFeedAReloadReplacedIsLetGo() throws {
+        try answer()
+        let config = start(places: 1, limits: [:])
+        XCTAssertEqual(rig.refresher.account.quietPeriodObserverCount, 2, "the weather's feed and the air quality's")
+        var keyed = config
+        keyed.provider.apiKey = Secret("customer-key")
+        let feed = try XCTUnwrap(airQuality)
+        weak var replaced = feed.feed
+        feed.apply(keyed, previous: config)
+        replaced?.waitForQueuedWork()  // its stop, queued by the reload
+        XCTAssertNil(replaced, "nothing holds the feed a reload stopped")
+        XCTAssertFalse(feed.account === rig.refresher.account, "a customer key counts on a quota of its own")
+        feed.apply(config, previous: keyed)
+        XCTAssertTrue(feed.account === rig.refresher.account)
+        XCTAssertEqual(rig.refresher.account.quietPeriodObserverCount, 2)
+    }
+}

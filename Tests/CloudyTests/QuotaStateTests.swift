@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import XCTest
 
 @testable import Cloudy
@@ -95,5 +96,27 @@ final class QuotaStateTests: XCTestCase {
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 2)
         XCTAssertEqual(rig.log.entries(containing: "ignoring the quota state file: too big").count, 1)
+    }
+}
+
+extension QuotaStateTests {
+    /// A feed that a reload replaced is let go by the account it spent, before any quiet period.
+    func testTheAccountLetsGoOfFeedsThatAreGone() {
+        final class Owner: Sendable {}
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "http://127.0.0.1:1", quota: .unlimited, file: nil, now: 0,
+            logger: rig.log.logger)
+        let told = NIOLockedValueBox<[Double]>([])
+        let kept = Owner()
+        account.observeQuietPeriods(for: kept) { _, quiet in told.withLockedValue { $0.append(quiet.until) } }
+        for _ in 0..<3 {
+            let replaced = Owner()
+            account.observeQuietPeriods(for: replaced) { _, _ in XCTFail("a gone owner is told nothing") }
+        }
+        XCTAssertEqual(account.quietPeriodObserverCount, 2, "the kept one and the last replaced one")
+        _ = account.beginQuietPeriod(reason: "Daily API request limit exceeded.", until: 86_460)
+        XCTAssertEqual(told.withLockedValue { $0 }, [86_460])
+        XCTAssertEqual(account.quietPeriodObserverCount, 1)
+        withExtendedLifetime(kept) {}
     }
 }

@@ -29,8 +29,9 @@ public final class QuotaAccount: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
-    /// Told of each quiet period as it begins; one that answers false is dropped (its feed is gone).
-    private let quietPeriodObservers = NIOLockedValueBox<[@Sendable (QuietPeriod) -> Bool]>([])
+    /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
+    /// is dropped at the next period or the next observer, whichever comes first.
+    private let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
     private let logger: Logger
@@ -140,16 +141,31 @@ public final class QuotaAccount: Sendable {
             return period
         }
         // Each observer only queues work of its own: it is called under this lock.
-        quietPeriodObservers.withLockedValue { observers in observers.removeAll { !$0(period) } }
+        quietPeriodObservers.withLockedValue { observers in
+            observers.removeAll { $0.owner == nil }
+            for observer in observers { observer.notify(period) }
+        }
         return period
     }
 
-    /// Calls `observer` (on the refused feed's queue) whenever a feed of the account begins a
-    /// quiet period, so the other feeds' places can say so before their own next step. It must
-    /// not block; one that returns false is not called again.
-    public func observeQuietPeriods(_ observer: @escaping @Sendable (QuietPeriod) -> Bool) {
-        quietPeriodObservers.withLockedValue { $0.append(observer) }
+    /// Calls `notify` with `owner` (on the refused feed's queue) whenever a feed of the account
+    /// begins a quiet period, so the other feeds' places can say so before their own next step.
+    /// It must not block. The account holds `owner` weakly and forgets `notify` once it is gone.
+    public func observeQuietPeriods<Owner: AnyObject & Sendable>(
+        for owner: Owner, _ notify: @escaping @Sendable (Owner, QuietPeriod) -> Void
+    ) {
+        let observer = QuietPeriodObserver(owner: owner) { [weak owner] period in
+            if let owner { notify(owner, period) }
+        }
+        quietPeriodObservers.withLockedValue { observers in
+            observers.removeAll { $0.owner == nil }
+            observers.append(observer)
+        }
     }
+
+    /// How many observers the account holds: the feeds of it that are still alive, and any gone
+    /// since the last quiet period or observer.
+    var quietPeriodObserverCount: Int { quietPeriodObservers.withLockedValue { $0.count } }
 
     /// Ends the quiet period when it is over at `now`; returns it when this call ended it (the
     /// feed that does says so in the log), nil when there was none or it still holds.
@@ -169,4 +185,11 @@ public final class QuotaAccount: Sendable {
         QuotaState(provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
             .save(to: file, logger: logger)
     }
+}
+
+/// One owner of `QuotaAccount.observeQuietPeriods`, held weakly so that a feed a reload replaced
+/// is let go.
+private struct QuietPeriodObserver: Sendable {
+    weak var owner: (AnyObject & Sendable)?
+    let notify: @Sendable (QuietPeriod) -> Void
 }

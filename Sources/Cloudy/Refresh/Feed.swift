@@ -84,11 +84,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             recorder.setQuietPeriod(quiet)
             shownQuietPeriod = quiet
         }
-        account.observeQuietPeriods { [weak self] quiet in
-            guard let self else { return false }
-            self.queue.async { self.quietPeriodBegan(quiet) }
-            return true
-        }
+        account.observeQuietPeriods(for: self) { feed, quiet in feed.queue.async { feed.quietPeriodBegan(quiet) } }
     }
 
     public func start() {
