@@ -150,7 +150,7 @@ struct CloudyExporter: AsyncParsableCommand {
                     )
                 } else if !RefreshPlan(inUse).fits {
                     print(
-                        "refresh.over_quota: warn: keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
+                        "refresh.over_quota: \(inUse.refresh.overQuota.rawValue): keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
                     )
                 }
                 if config.refresh.staleAfterIsWritten, inUse.refresh.staleAfter != config.refresh.staleAfter {

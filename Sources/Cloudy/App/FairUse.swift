@@ -44,9 +44,21 @@ public enum FairUse {
         return keepStaleAfterPastInterval(fitted, logger: logger)
     }
 
-    /// Applies `refresh.over_quota` when the plan does not fit the quota in force.
+    /// Applies `refresh.over_quota` when the plan does not fit the quota in force. A window too
+    /// small for one place's request fits at no interval: `refuse` makes it a config error, the
+    /// others log it (and `stretch` still spreads the refreshes as the other windows need).
     public static func fitQuota(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         let plan = RefreshPlan(config)
+        if plan.windowBelowOnePlace != nil {
+            guard config.refresh.overQuota != .refuse else {
+                throw ConfigError(
+                    file: file, field: "provider.quota",
+                    reason: "\(plan.summary) (refresh.over_quota: refuse; see docs/providers.md)")
+            }
+            logger.warning(
+                "one place's request is more than the provider's quota allows in a window, at any interval",
+                metadata: ["plan": "\(plan.summary)"])
+        }
         guard let needed = plan.shortestFittingInterval(), config.refresh.interval < needed else { return config }
         switch config.refresh.overQuota {
         case .refuse:

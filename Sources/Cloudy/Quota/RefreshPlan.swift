@@ -7,7 +7,9 @@
 /// add none: an attempt that failed on DNS, connect or TLS never reached the provider and costs
 /// nothing, and the schedule restarts one interval after the attempt that gets through. A
 /// refresh that costs more than a window allows is paced across windows (the Refresher spreads
-/// its requests), so that window gets at most its allowance.
+/// its requests), so that window gets at most its allowance; but a place is never split, so a
+/// window whose allowance is less than one place's request gets that place alone, at any
+/// interval (`windowBelowOnePlace`).
 public struct RefreshPlan: Sendable, Equatable {
     /// The share of each limit a plan may use: 10 % stays free for what the plan cannot see
     /// (another client behind the same address, a restart).
@@ -44,14 +46,31 @@ public struct RefreshPlan: Sendable, Equatable {
         budget.callsPerRefresh(places: places) + alongside.reduce(0) { $0 + Double(places) * $1.callsPerPlace }
     }
 
+    /// The costliest request of one place among the feeds on the quota: pacing sends at least
+    /// one place at a time, so a window that gets any gets at least this much.
+    public var callsPerPlaceAtMost: Double {
+        alongside.reduce(budget.callsPerPlace) { max($0, $1.callsPerPlace) }
+    }
+
+    /// The shortest window whose allowance (90 % of its limit) is less than one place's request:
+    /// no interval keeps it within the margin (a tiny stated quota, or a shard's share of one).
+    public var windowBelowOnePlace: QuotaWindow? {
+        guard places > 0 else { return nil }
+        return QuotaWindow.allCases.first { window in
+            budget.quota.limits[window].map { callsPerPlaceAtMost > Self.margin * $0 + 1e-9 } ?? false
+        }
+    }
+
     /// Calls `window` gets at `interval` (default: the plan's).
     public func planned(_ window: QuotaWindow, interval: Double? = nil) -> Double {
         let interval = interval ?? self.interval
         let cost = callsPerRefresh
         guard cost > 0, interval > 0 else { return 0 }
         if let limit = budget.quota.limits[window], cost > Self.margin * limit {
-            // Paced: the window gets its allowance while a refresh runs, less when they are far apart.
-            return min(cost * window.seconds / interval, Self.margin * limit)
+            // Paced: the window gets its allowance while a refresh runs, less when they are far
+            // apart; one place alone when the allowance is less than its request.
+            let paced = min(cost * window.seconds / interval, Self.margin * limit)
+            return callsPerPlaceAtMost > Self.margin * limit ? max(paced, callsPerPlaceAtMost) : paced
         }
         // A whisker below the ceiling, so that 86,400 / 600 counts 144 refreshes, not 145; the
         // product to a millionth, so the page shows 1670.4 rather than 1670.3999999999999.
@@ -81,11 +100,12 @@ public struct RefreshPlan: Sendable, Equatable {
 
     /// Whether the plan's interval keeps every window within `margin` of its limit.
     public var fits: Bool {
-        shortestFittingInterval().map { interval >= $0 } ?? true
+        windowBelowOnePlace == nil && (shortestFittingInterval().map { interval >= $0 } ?? true)
     }
 
     /// The window that decides the interval (the one needing the longest), else the most used one.
     var tightestWindow: QuotaWindow? {
+        if let small = windowBelowOnePlace { return small }
         let limited = QuotaWindow.allCases.filter { budget.quota.limits[$0] != nil }
         if !fits {
             return limited.max { (shortestInterval(for: $0) ?? 0) < (shortestInterval(for: $1) ?? 0) }
@@ -95,7 +115,9 @@ public struct RefreshPlan: Sendable, Equatable {
 
     /// One line, e.g. `100 places, open-meteo: 290 calls per refresh, 41,760 a day at 10m; the
     /// free quota allows 10,000 a day: needs 42m22s or more (46m28s keeps a 10 % margin)`; with
-    /// air quality on the same quota `… 290 calls per refresh + air quality 160 = 450, 64,800 a day …`.
+    /// air quality on the same quota `… 290 calls per refresh + air quality 160 = 450, 64,800 a day …`;
+    /// with a window too small for one place `…; provider.quota allows 2 a minute: one place alone
+    /// is 2.9 calls, 145 % of it, at any interval`.
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
@@ -106,6 +128,11 @@ public struct RefreshPlan: Sendable, Equatable {
         let whose = shareOf > 1 ? "this shard's 1/\(shareOf) share of \(source)" : source
         line += "; \(whose) allows \(Self.number(limit)) a \(window.rawValue)"
         let used = Int((planned(window) / limit * 100).rounded())
+        if window == windowBelowOnePlace {
+            let onePlace = Self.number(callsPerPlaceAtMost)
+            return line
+                + ": one place alone is \(onePlace) \(onePlace == "1" ? "call" : "calls"), \(used) % of it, at any interval"
+        }
         guard let kept = shortestFittingInterval(), interval < kept else { return line + ": fits (\(used) % of it)" }
         let keeping = "\(PrometheusDuration.format(kept)) keeps a \(Int(((1 - Self.margin) * 100).rounded())) % margin"
         if let needed = shortestFittingInterval(share: 1), interval < needed {

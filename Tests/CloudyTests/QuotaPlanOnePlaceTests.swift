@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import XCTest
+
+@testable import Cloudy
+
+/// A quota whose window allows less than one place's request (a tiny stated quota, or a shard's
+/// share of one): pacing never splits a place, so that window gets the place alone at any
+/// interval, and the plan, `--config.check` and `refresh.over_quota` say so.
+final class QuotaPlanOnePlaceTests: XCTestCase {
+    /// Two places of a shard of four sharing 10 calls a minute: 2.5 each, and one place is 2.9.
+    func shard(overQuota: OverQuota = .stretch) -> Config {
+        var config = Config(
+            refresh: RefreshSettings(interval: 600, overQuota: overQuota),
+            places: [Place(name: "A", latitude: 1, longitude: 1), Place(name: "B", latitude: 2, longitude: 2)])
+        config.quota = QuotaSettings(stated: Quota(limits: [.minute: 10]))
+        config.shard = Shard(index: 1, count: 4)
+        return config
+    }
+
+    func testAWindowBelowOnePlaceFitsAtNoIntervalAndShowsThePlaceAlone() {
+        let plan = RefreshPlan(shard())
+        XCTAssertEqual(plan.callsPerPlaceAtMost, 2.9, accuracy: 1e-9)
+        XCTAssertEqual(plan.windowBelowOnePlace, .minute)
+        XCTAssertFalse(plan.fits)
+        XCTAssertEqual(plan.planned(.minute), 2.9, accuracy: 1e-9, "a busy minute gets one place, not 0.58")
+        XCTAssertEqual(
+            plan.summary,
+            "2 places, open-meteo: 5.8 calls per refresh, 2.9 a minute at 10m; this shard's 1/4 share of "
+                + "provider.quota allows 2.5 a minute: one place alone is 2.9 calls, 116 % of it, at any interval")
+        XCTAssertFalse(RefreshPlan(shard(), alongside: []).fits, "at any interval")
+        var longer = shard()
+        longer.refresh.interval = 86_400
+        XCTAssertFalse(RefreshPlan(longer).fits, "at any interval")
+
+        var own = shard()
+        own.quota.perShard = true
+        XCTAssertNil(RefreshPlan(own).windowBelowOnePlace, "10 a minute each: a place fits")
+        XCTAssertTrue(RefreshPlan(own).summary.hasSuffix("provider.quota allows 10 a minute: fits (58 % of it)"))
+        let airQuality = RefreshPlan(own, alongside: [QuotaSpending(feed: "air quality", callsPerPlace: 9.5)])
+        XCTAssertEqual(airQuality.windowBelowOnePlace, .minute, "the air quality's place is 9.5 of the 9 allowed")
+    }
+
+    func testOverQuotaRefusesItAndOtherwiseLogsIt() {
+        XCTAssertThrowsError(try FairUse.clampInterval(shard(overQuota: .refuse), file: "c.yml", logger: silent)) {
+            XCTAssertTrue("\($0)".hasPrefix("c.yml: provider.quota: 2 places, open-meteo:"), "\($0)")
+            XCTAssertTrue(
+                "\($0)".hasSuffix("at any interval (refresh.over_quota: refuse; see docs/providers.md)"), "\($0)")
+        }
+        for mode in [OverQuota.stretch, .warn] {
+            let log = RecordedLog()
+            let inUse = try? FairUse.clampInterval(shard(overQuota: mode), file: "c.yml", logger: log.logger)
+            XCTAssertEqual(inUse?.refresh.interval, 600, "\(mode): the minute does not fit at any interval")
+            let warned = log.entries(containing: "one place's request is more than the provider's quota allows")
+            XCTAssertEqual(warned.count, 1, "\(mode)")
+            XCTAssertEqual(warned.first?.level, .warning)
+        }
+    }
+
+    let silent = Logger(label: "quota-test") { _ in SwiftLogNoOpLogHandler() }
+}
