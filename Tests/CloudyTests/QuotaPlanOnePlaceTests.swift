@@ -59,3 +59,21 @@ final class QuotaPlanOnePlaceTests: XCTestCase {
 
     let silent = Logger(label: "quota-test") { _ in SwiftLogNoOpLogHandler() }
 }
+
+extension QuotaPlanOnePlaceTests {
+    /// Batches of fractional weights settled in another order than they were reserved leave no
+    /// residue that would count as a batch still out (and keep a place too big for the window
+    /// from ever going alone).
+    func testSettledBatchesLeaveNothingReserved() {
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "http://127.0.0.1:1", quota: Quota(limits: [.minute: 100]), file: nil, now: 0,
+            logger: silent)
+        let small = 0.1 * 3  // 0.30000000000000004
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0), 1)
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: small, at: 0), 1)
+        account.settle(places: 1, callsPerPlace: small, spent: 0, at: 1)
+        account.settle(places: 1, callsPerPlace: 2.9, spent: 0, at: 1)
+        account.update(provider: .openMeteo, url: "http://127.0.0.1:1", quota: Quota(limits: [.minute: 2]))
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "one place alone in an empty minute")
+    }
+}
