@@ -161,6 +161,10 @@ extension AlertThresholdsTests {
         XCTAssertEqual(
             ThresholdCrossing.of(day, thresholds: thresholds, units: both).first?.detail,
             "low 0.0 °C / 32.0 °F, just below 0.0 °C / 32.0 °F")
+        let apartInFahrenheit = DailyForecast(daysAhead: 1, date: 0, temperatureMinCelsius: -0.04)
+        XCTAssertEqual(
+            ThresholdCrossing.of(apartInFahrenheit, thresholds: thresholds, units: both).first?.detail,
+            "low 0.0 °C / 31.9 °F, just below 0.0 °C / 32.0 °F")
         let clearly = DailyForecast(daysAhead: 1, date: 0, temperatureMinCelsius: -0.06)
         XCTAssertEqual(
             ThresholdCrossing.of(clearly, thresholds: thresholds, units: both).first?.detail,

@@ -1,6 +1,6 @@
 /// One alert threshold a forecast day crosses, as the place's pages mark it: what is crossed and
 /// by how much, the day's value and the threshold both in the place's units ("Frost", "low
-/// 2.0 °C, below 3.0 °C"; "just below" where both read the same). The comparison is the model's
+/// 2.0 °C, below 3.0 °C"; "just below" where both read the same in a unit). The comparison is the model's
 /// (`AlertThresholds.crossed(by:)`), the same the shipped alert rules make, so the pages mark the
 /// days the alerts fire for.
 public struct ThresholdCrossing: Sendable, Equatable {
@@ -21,9 +21,12 @@ public struct ThresholdCrossing: Sendable, Equatable {
             }
             let shownValue = format(value, alert.quantity, units)
             let shownThreshold = format(threshold, alert.quantity, units)
-            // A low of -0.02 °C is below 0 °C but reads "0.0 °C", as the threshold does: say so.
-            let comparison =
-                alert != .frost ? "at or above" : shownValue == shownThreshold ? "just below" : "below"
+            // A low of -0.02 °C is below 0 °C but reads "0.0 °C", as the threshold does: say so,
+            // also when another unit configured reads apart ("0.0 °C / 31.9 °F").
+            let readsAlike = zip(shownValue.split(separator: " / "), shownThreshold.split(separator: " / ")).contains {
+                $0 == $1
+            }
+            let comparison = alert != .frost ? "at or above" : readsAlike ? "just below" : "below"
             return ThresholdCrossing(
                 alert: alert.rawValue, title: title(alert),
                 detail: "\(measure(alert)) \(shownValue), \(comparison) \(shownThreshold)")
