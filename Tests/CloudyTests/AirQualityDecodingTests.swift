@@ -150,3 +150,19 @@ extension Result where Failure == WeatherFetchError {
         return nil
     }
 }
+
+extension AirQualityDecodingTests {
+    /// As the forecast's: in Kathmandu (UTC+5:45) the hours fall at :15 past UTC hours, and at
+    /// 17:45 local the step at 18:00 local is hour 1.
+    func testHoursCountFromTheLocalWholeHourInAZoneOffByAQuarterHour() throws {
+        let now = 1_781_524_800  // 12:00Z, 17:45 local
+        let times = (0..<3).map { now - 2_700 + 3600 * $0 }  // 17:00, 18:00, 19:00 local
+        let body = """
+            {"utc_offset_seconds":20700,"current":{"time":\(now),"european_aqi":30},
+             "hourly":{"time":\(times),"european_aqi":[30,45,20],"us_aqi":[null,null,null]}}
+            """
+        let report = try OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].get()
+        XCTAssertEqual(report.hourly.map(\.hoursAhead), [1, 2])
+        XCTAssertEqual(report.hourly.map(\.indices.european), [45, 20])
+    }
+}

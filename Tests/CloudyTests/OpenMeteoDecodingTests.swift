@@ -229,3 +229,25 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(snapshot.current.windGustMetersPerSecond), 18.52 / 3.6, accuracy: 1e-12)
     }
 }
+
+extension OpenMeteoDecodingTests {
+    /// Open-Meteo's hours are local whole hours: in Kathmandu (UTC+5:45) they fall at :15 past
+    /// UTC hours. At 17:45 local the series starts at 17:00 local, and 18:00 is hour 1.
+    func testHoursCountFromTheLocalWholeHourInAZoneOffByAQuarterHour() throws {
+        var json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("open-meteo-forecast.json")) as? [String: Any])
+        json["utc_offset_seconds"] = 20_700
+        json["timezone"] = "Asia/Kathmandu"
+        var current = try XCTUnwrap(json["current"] as? [String: Any])
+        current["time"] = 1_781_524_800  // 12:00Z, 17:45 local
+        json["current"] = current
+        var hourly = try XCTUnwrap(json["hourly"] as? [String: Any])
+        let times = try XCTUnwrap(hourly["time"] as? [Double])
+        hourly["time"] = times.map { $0 - 2_700 }  // 11:15Z (17:00 local), 12:15Z, …
+        json["hourly"] = hourly
+        let body = Array(try JSONSerialization.data(withJSONObject: json))
+        let snapshot = try OpenMeteoProvider.decode(body, places: [berlin], forecast: forecast)[0].get()
+        XCTAssertEqual(snapshot.hourly.first?.time, 1_781_524_800 + 900, "18:00 local, a quarter hour ahead")
+        XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), Array(1...23), "every step after the current hour")
+    }
+}

@@ -19,9 +19,12 @@ enum ForecastTime {
         return Int(value.rounded(.down))
     }
 
-    /// Hours ahead of `time` counted from the whole hour of `now` (1 = the next whole hour).
-    static func hoursAhead(_ time: Double, now: Double) -> Int? {
-        wholeNumber((time - (now / 3600).rounded(.down) * 3600) / 3600)
+    /// Hours ahead of `time` counted from the whole hour of `now` (1 = the next whole hour). The
+    /// hour is whole at `offset` seconds from UTC: the local hour for a series stepping on local
+    /// hours (Open-Meteo's, whose steps in Kathmandu, UTC+5:45, fall at :15 past UTC hours).
+    static func hoursAhead(_ time: Double, now: Double, offset: Int = 0) -> Int? {
+        let local = Double(offset)
+        return wholeNumber((time - (((now + local) / 3600).rounded(.down) * 3600 - local)) / 3600)
     }
 
     /// The local calendar day (days since 1970-01-01) of `time` at `offset` seconds from UTC.

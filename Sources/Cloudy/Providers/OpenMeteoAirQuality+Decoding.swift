@@ -100,7 +100,7 @@ struct OpenMeteoAirQualityAnswer {
     private func steps(_ times: [Double?], now: Double, offset: Int) -> [Step] {
         guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
         return times.enumerated().compactMap { index, time in
-            guard let time, let ahead = ForecastTime.hoursAhead(time, now: now),
+            guard let time, let ahead = ForecastTime.hoursAhead(time, now: now, offset: offset),
                 let day = ForecastTime.localDay(time, offset: offset)
             else { return nil }
             return Step(index: index, time: time, ahead: ahead, day: day - today)

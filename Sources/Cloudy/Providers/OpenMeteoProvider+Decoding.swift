@@ -99,7 +99,7 @@ struct OpenMeteoForecast {
                 current: currentConditions(current), timezone: timezone,
                 utcOffsetSeconds: offset, latitude: latitude, longitude: longitude)
             if forecast.hours > 0 {
-                snapshot.hourly = hourlySteps(now: now, hours: forecast.hours)
+                snapshot.hourly = hourlySteps(now: now, offset: offset, hours: forecast.hours)
             }
             if forecast.days > 0 {
                 snapshot.daily = dailySteps(now: now, offset: offset, days: forecast.days)
@@ -133,8 +133,8 @@ struct OpenMeteoForecast {
     }
 
     /// The hourly section's steps 1…`hours` in base units. Hours ahead count from the current
-    /// whole hour: `hour="1"` is the next whole hour.
-    func hourlySteps(now: Double?, hours: Int) -> [HourlyForecast] {
+    /// local whole hour, where the series starts: `hour="1"` is the next whole hour.
+    func hourlySteps(now: Double?, offset: Int, hours: Int) -> [HourlyForecast] {
         guard let hourly, let times = hourly.time?.values else { return [] }
         let units = hourly_units ?? Units()
         let temperature = Series(hourly.temperature_2m, Units.celsius(units.temperature_2m))
@@ -142,12 +142,12 @@ struct OpenMeteoForecast {
         let precipitation = Series(hourly.precipitation, Units.meters(precipitation: units.precipitation))
         let wind = Series(hourly.wind_speed_10m, Units.metersPerSecond(units.wind_speed_10m))
         let code = Series(hourly.weather_code, .identity)
-        let base = now.map { ($0 / 3600).rounded(.down) * 3600 } ?? times.first.flatMap { $0 }
+        guard let now = now ?? times.first.flatMap({ $0 }) else { return [] }
         var steps: [HourlyForecast] = []
         steps.reserveCapacity(min(hours, times.count))
         for (index, time) in times.enumerated() {
-            guard let time, let base, let ahead = ForecastTime.wholeNumber((time - base) / 3600),
-                ahead >= 1, ahead <= hours
+            guard let time, let ahead = ForecastTime.hoursAhead(time, now: now, offset: offset), ahead >= 1,
+                ahead <= hours
             else { continue }
             steps.append(
                 HourlyForecast(
