@@ -165,7 +165,9 @@ struct OpenMeteoForecast {
 
     /// The daily section's days 0…`days` − 1 in base units. Day 0 is the local calendar day of
     /// the observation (the API starts daily data at local midnight today; counting by dates
-    /// keeps that true whatever the answer holds).
+    /// keeps that true whatever the answer holds). Each day is stamped at its local midnight,
+    /// which can sit an hour off the answer's one offset across a daylight-saving change: its
+    /// local noon gives the day safely, as Dark Sky's does.
     func dailySteps(now: Double?, offset: Int, days: Int) -> [DailyForecast] {
         guard let daily, let times = daily.time?.values else { return [] }
         let units = daily_units ?? Units()
@@ -184,7 +186,9 @@ struct OpenMeteoForecast {
         var steps: [DailyForecast] = []
         steps.reserveCapacity(min(days, times.count))
         for (index, time) in times.enumerated() {
-            guard let time, let today, let day = localDay(time), day - today >= 0, day - today < days else { continue }
+            guard let time, let today, let day = localDay(time + 43_200), day - today >= 0, day - today < days else {
+                continue
+            }
             steps.append(
                 DailyForecast(
                     daysAhead: day - today,

@@ -65,7 +65,7 @@ public final class WeatherStore: Sendable {
                 state.statuses[index].lastAttempt = now
                 switch outcome {
                 case .success(let snapshot):
-                    state.statuses[index].snapshot = snapshot
+                    state.statuses[index].snapshot = snapshot.oneStepPerLabel()
                     state.statuses[index].lastSuccess = now
                     state.statuses[index].lastError = nil
                 case .failure(let error):
