@@ -121,7 +121,8 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
     let client = CurlHTTPClient(userAgent: "cloudy-tests")
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(config: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `user`: run as that uid and gid with no capabilities, as the shipped deployments do.
+    init(config: String, extraArguments: [String] = [], environment: [String: String] = [:], user: Int? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configFile = directory.appendingPathComponent("cloudy.yml")
@@ -133,12 +134,17 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
             XCTFail("\(binary.path) is missing: run `swift build` first (scripts/test does)")
             throw XCTSkip("no binary")
         }
-        process.executableURL = binary
         let storage =
             extraArguments.contains("--storage.path")
             ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
-        process.arguments =
+        let command =
             ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:0"] + storage + extraArguments
+        process.executableURL = user == nil ? binary : URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments =
+            user.map { ["--reuid=\($0)", "--regid=\($0)", "--clear-groups", binary.path] + command } ?? command
+        if user != nil {
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

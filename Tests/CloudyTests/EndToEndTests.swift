@@ -203,8 +203,9 @@ final class EndToEndTests: FakeWeatherTestCase {
         try assertEveryFamily(metrics, temperature: .fahrenheit, wind: .knots)
     }
 
-    func testDefaultUnitsGiveAPagePromtoolFindsClean() throws {
-        let exporter = try ExporterProcess(config: config(units: "  time: 24h"))
+    /// Run as nobody, without capabilities, as the systemd unit, the image and the pod run it.
+    func testDefaultUnitsGiveAPagePromtoolFindsCleanToAnUnprivilegedExporter() throws {
+        let exporter = try ExporterProcess(config: config(units: "  time: 24h"), user: 65_534)
         try exporter.waitFor("/readyz")
         let body = try exporter.get("/metrics").body
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(body))

@@ -67,7 +67,9 @@ public final class HTTPServer: Service, @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // IPPROTO_TCP's option: at SOL_SOCKET the same number is SO_DEBUG, which needs
+            // CAP_NET_ADMIN, so a non-root exporter closed every connection unanswered.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             // Requests are a few hundred bytes; reads of at most 16 KiB (NIO's default: 64 KiB)
             // bound what one wake-up reads, and answers, before the back-pressure can hold the
