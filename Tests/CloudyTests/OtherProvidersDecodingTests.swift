@@ -76,10 +76,13 @@ final class OtherProvidersDecodingTests: XCTestCase {
         let unzoned = Place(name: "Somewhere", latitude: 52.52, longitude: 13.41)
         // UTC−5: the observation is 07:18 local and every step (10:00 … 19:00) is still today.
         XCTAssertEqual(try owm(timezone: -18000, place: unzoned).daily.map(\.daysAhead), [0])
-        // UTC+10: the observation is 22:18 local; every step falls on tomorrow, today has none.
+        // UTC+10: the observation is 22:18 local; every step falls on tomorrow. Today has the
+        // hours of the first step's period before midnight (22:00–24:00), a precipitation sum alone.
         let east = try owm(timezone: 36000, place: unzoned)
-        XCTAssertEqual(east.daily.map(\.daysAhead), [1])
-        XCTAssertEqual(east.daily[0].temperatureMinCelsius, 15.02)
+        XCTAssertEqual(east.daily.map(\.daysAhead), [0, 1])
+        XCTAssertEqual(east.daily[0].precipitationSumMeters, 0)
+        XCTAssertNil(east.daily[0].temperatureMinCelsius)
+        XCTAssertEqual(east.daily[1].temperatureMinCelsius, 15.02)
         XCTAssertEqual(east.utcOffsetSeconds, 36000)
     }
 

@@ -3,8 +3,11 @@ struct ForecastStep {
     var time: Double
     var temperatureMin: Double?
     var temperatureMax: Double?
-    /// Precipitation attributed to this step's period, metres.
+    /// Precipitation of this step's period, metres.
     var precipitation: Double?
+    /// The seconds that period covers from `time`: back (negative: OpenWeatherMap's `rain.3h`
+    /// is the 3 hours before its step) or forward (MET's `next_6_hours`); 0 at the step.
+    var precipitationSpan: Double = 0
     var precipitationProbability: Double?
     var windSpeed: Double?
     var windGust: Double?
@@ -12,32 +15,59 @@ struct ForecastStep {
 }
 
 /// Daily min/max/sums/max-probability built from forecast steps, grouped by the local calendar
-/// day of each step in the place's own time zone; day 0 is the local day of `now`.
+/// day of each step in the place's own time zone; day 0 is the local day of `now`. A step's
+/// precipitation goes to the days its period covers, hour by hour (`precipitationSpan`): rain
+/// that OpenWeatherMap reports at 00:00 fell the evening before.
 enum DailyAggregate {
     static func days(_ steps: [ForecastStep], now: Double, days: Int, offset: (Double) -> Int) -> [DailyForecast] {
         func localDay(_ t: Double) -> Int? { ForecastTime.localDay(t, offset: offset(t)) }
         guard days > 0, let today = localDay(now) else { return [] }
         var byDay: [Int: DailyForecast] = [:]
+        /// Changes the entry of the day `time` falls on, when that day is one asked for.
+        func update(at time: Double, _ change: (inout DailyForecast) -> Void) {
+            guard let day = localDay(time), day - today >= 0, day - today < days else { return }
+            var entry =
+                byDay[day - today] ?? DailyForecast(daysAhead: day - today, date: Double(day * 86400 - offset(time)))
+            change(&entry)
+            byDay[day - today] = entry
+        }
         for step in steps {
-            guard let day = localDay(step.time) else { continue }
-            let ahead = day - today
-            guard ahead >= 0, ahead < days else { continue }
-            var entry = byDay[ahead] ?? DailyForecast(daysAhead: ahead, date: Double(day * 86400 - offset(step.time)))
-            entry.temperatureMaxCelsius = maxOf(entry.temperatureMaxCelsius, step.temperatureMax)
-            entry.temperatureMinCelsius = minOf(entry.temperatureMinCelsius, step.temperatureMin)
-            if let amount = step.precipitation {
-                entry.precipitationSumMeters = (entry.precipitationSumMeters ?? 0) + amount
+            update(at: step.time) { entry in
+                entry.temperatureMaxCelsius = maxOf(entry.temperatureMaxCelsius, step.temperatureMax)
+                entry.temperatureMinCelsius = minOf(entry.temperatureMinCelsius, step.temperatureMin)
+                entry.precipitationProbabilityRatio = maxOf(
+                    entry.precipitationProbabilityRatio, step.precipitationProbability)
+                entry.windSpeedMaxMetersPerSecond = maxOf(entry.windSpeedMaxMetersPerSecond, step.windSpeed)
+                entry.windGustMaxMetersPerSecond = maxOf(entry.windGustMaxMetersPerSecond, step.windGust)
+                // The most severe condition of the day; WMO codes grow with severity.
+                if let code = step.conditionCode { entry.conditionCode = max(entry.conditionCode ?? code, code) }
             }
-            entry.precipitationProbabilityRatio = maxOf(
-                entry.precipitationProbabilityRatio,
-                step.precipitationProbability)
-            entry.windSpeedMaxMetersPerSecond = maxOf(entry.windSpeedMaxMetersPerSecond, step.windSpeed)
-            entry.windGustMaxMetersPerSecond = maxOf(entry.windGustMaxMetersPerSecond, step.windGust)
-            // The most severe condition of the day; WMO codes grow with severity.
-            if let code = step.conditionCode { entry.conditionCode = max(entry.conditionCode ?? code, code) }
-            byDay[ahead] = entry
+            guard let amount = step.precipitation else { continue }
+            for (time, share) in hours(of: step, localDay: localDay) {
+                update(at: time) { entry in
+                    entry.precipitationSumMeters = (entry.precipitationSumMeters ?? 0) + amount * share
+                }
+            }
         }
         return byDay.keys.sorted().map { byDay[$0]! }
+    }
+
+    /// Where the step's precipitation falls: a moment in each local day its period covers, with
+    /// that day's share of its hours (1 for the whole amount, exactly, when the period is in one
+    /// day, as it mostly is).
+    private static func hours(of step: ForecastStep, localDay: (Double) -> Int?) -> [(time: Double, share: Double)] {
+        let count = max(1, Int((abs(step.precipitationSpan) / 3600).rounded()))
+        let middles = (0..<count).map { step.time + step.precipitationSpan * (Double($0) + 0.5) / Double(count) }
+        var byDay: [(time: Double, day: Int?, hours: Int)] = []
+        for time in middles {
+            let day = localDay(time)
+            if let last = byDay.indices.last, byDay[last].day == day {
+                byDay[last].hours += 1
+            } else {
+                byDay.append((time, day, 1))
+            }
+        }
+        return byDay.map { ($0.time, $0.hours == count ? 1 : Double($0.hours) / Double(count)) }
     }
 
     /// The largest of `values` that are there; nil when none is (a day of nulls is no sample).

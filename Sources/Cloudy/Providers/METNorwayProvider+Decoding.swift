@@ -81,6 +81,7 @@ struct METTimedStep {
         return ForecastStep(
             time: time, temperatureMin: details?.air_temperature,
             temperatureMax: details?.air_temperature, precipitation: period?.precipitationMeters,
+            precipitationSpan: data.next_1_hours == nil ? 6 * 3600 : 3600,
             windSpeed: details?.wind_speed, conditionCode: period?.wmoCode)
     }
 }

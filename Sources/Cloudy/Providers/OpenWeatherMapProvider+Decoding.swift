@@ -109,7 +109,8 @@ extension OWMForecast.Entry {
         return ForecastStep(
             time: time, temperatureMin: main?.temp_min ?? main?.temp,
             temperatureMax: main?.temp_max ?? main?.temp,
-            precipitation: (threeHourPrecipitation ?? 0) / 1000, precipitationProbability: pop,
+            precipitation: (threeHourPrecipitation ?? 0) / 1000, precipitationSpan: -3 * 3600,
+            precipitationProbability: pop,
             windSpeed: wind?.speed, windGust: wind?.gust, conditionCode: weather?.first?.wmoCode)
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// A step's precipitation goes to the local days its period covers, hour by hour.
+extension OtherProvidersDecodingTests {
+    /// `rain.3h` is the 3 hours before its step: rain OWM reports at 00:00 fell the evening before,
+    /// and a period across midnight is shared by the hour (Berlin, UTC+2: 23:00–02:00).
+    func testOpenWeatherMapRainGoesToTheDaysItsThreeHoursFellOn() throws {
+        func daily(timezone: Int) throws -> [DailyForecast] {
+            var forecast = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json"))
+                    as? [String: Any])
+            var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
+            list[3]["rain"] = ["3h": 6.0]  // the step at 00:00Z on 16 June
+            forecast["list"] = list
+            var city = try XCTUnwrap(forecast["city"] as? [String: Any])
+            city["timezone"] = timezone
+            forecast["city"] = city
+            var current = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json"))
+                    as? [String: Any])
+            current["timezone"] = timezone
+            return try OpenWeatherMapProvider.decode(
+                current: Array(try JSONSerialization.data(withJSONObject: current)),
+                forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
+                place: Place(name: "Somewhere", latitude: 5.6, longitude: -0.19), settings: settings
+            ).get().daily
+        }
+        let utc = try daily(timezone: 0)
+        XCTAssertEqual(utc.map(\.daysAhead), [0, 1])
+        XCTAssertEqual(try XCTUnwrap(utc[0].precipitationSumMeters), 0.0035 + 0.006, accuracy: 1e-15)
+        XCTAssertNil(utc[1].precipitationSumMeters, "no period of tomorrow is in the answer")
+        XCTAssertEqual(utc[1].temperatureMinCelsius, 15.02, "the step's own values are at its time")
+        let berlin = try daily(timezone: 7200)
+        XCTAssertEqual(try XCTUnwrap(berlin[0].precipitationSumMeters), 0.0035 + 0.002, accuracy: 1e-15)
+        XCTAssertEqual(try XCTUnwrap(berlin[1].precipitationSumMeters), 0.004, accuracy: 1e-15)
+    }
+
+    /// MET's `next_6_hours` looks forward from its step: at 18:00Z in Berlin (UTC+2) it is
+    /// 20:00–02:00, four hours today and two tomorrow.
+    func testMETNorwaySixHoursAcrossMidnightAreSharedByTheHour() throws {
+        var document = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: TestPaths.fixture("met-no-compact.json")) as? [String: Any])
+        var properties = try XCTUnwrap(document["properties"] as? [String: Any])
+        var series = try XCTUnwrap(properties["timeseries"] as? [[String: Any]])
+        series[4]["time"] = "2026-06-15T18:00:00Z"
+        series[4]["data"] = ["next_6_hours": ["details": ["precipitation_amount": 6.0]]]
+        properties["timeseries"] = series
+        document["properties"] = properties
+        let daily = try METNorwayProvider.decode(
+            Array(try JSONSerialization.data(withJSONObject: document)), place: berlin, settings: settings,
+            offset: ForecastTime.utcOffsets(zone: berlin.timezone, fixed: 7200)
+        ).get().daily
+        XCTAssertEqual(daily.map(\.daysAhead), [0, 1])
+        XCTAssertEqual(try XCTUnwrap(daily[0].precipitationSumMeters), 0.0021 + 0.004, accuracy: 1e-15)
+        XCTAssertEqual(try XCTUnwrap(daily[1].precipitationSumMeters), 0.002, accuracy: 1e-15)
+    }
+}
