@@ -120,3 +120,24 @@ extension QuotaStateTests {
         withExtendedLifetime(kept) {}
     }
 }
+
+extension QuotaStateTests {
+    /// A batch out counts as spent in quota.json until its answers settle it, so an exporter that
+    /// crashes before they are in (a crash loop) does not spend its calls again after the restart.
+    func testABatchOutIsKeptAsSpentUntilItSettles() throws {
+        let quota = Quota(limits: [.hour: 100])
+        func restarted() -> QuotaAccount {
+            QuotaAccount(
+                provider: .openMeteo, url: "http://127.0.0.1:1", quota: quota, file: file, now: 1_000,
+                logger: rig.log.logger)
+        }
+        let account = restarted()
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1_000), 2)
+        XCTAssertEqual(restarted().spent(inLast: 3600, at: 1_010), 5.8, accuracy: 1e-9, "out: counted")
+        account.settle(places: 1, callsPerPlace: 2.9, spent: 2.9, at: 1_005)
+        XCTAssertEqual(restarted().spent(inLast: 3600, at: 1_010), 5.8, accuracy: 1e-9, "one in, one still out")
+        account.settle(places: 1, callsPerPlace: 2.9, spent: 0, at: 1_006)
+        XCTAssertEqual(restarted().spent(inLast: 3600, at: 1_010), 2.9, accuracy: 1e-9, "cancelled: not spent")
+        XCTAssertEqual(account.ledger.entries.map(\.calls), [2.9], "the ledger itself counts what was spent")
+    }
+}

@@ -21,6 +21,8 @@ public final class QuotaAccount: Sendable {
         var ledger = CallLedger()
         /// Calls of batches out now, not yet in the ledger.
         var reserved = 0.0
+        /// When the latest batch out went.
+        var reservedAt = 0.0
         var quietPeriod: QuietPeriod?
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
@@ -103,7 +105,11 @@ public final class QuotaAccount: Sendable {
                     ? withOut.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now) : 0
             }
             let taken = min(fit, places)
-            if !state.quota.limits.isEmpty { state.reserved += Double(taken) * callsPerPlace }
+            if !state.quota.limits.isEmpty, taken > 0 {
+                state.reserved += Double(taken) * callsPerPlace
+                state.reservedAt = now
+                save(state)
+            }
             return taken
         }
     }
@@ -119,7 +125,7 @@ public final class QuotaAccount: Sendable {
                 state.reserved = left < 1e-9 ? 0 : left
             }
             state.ledger.record(spent, at: now, keeping: state.horizon)
-            if spent > 0, !state.quota.limits.isEmpty { save(state) }
+            if !state.quota.limits.isEmpty { save(state) }
         }
     }
 
@@ -183,11 +189,20 @@ public final class QuotaAccount: Sendable {
         }
     }
 
-    /// Keeps the ledger and the quiet period in `file` for the next start. Called under the
-    /// lock, so the file always ends with the latest state when two feeds write at once.
+    /// Keeps the ledger and the quiet period in `file` for the next start, with the batches out
+    /// counted as spent: a crash before their answers (a crash loop) must not spend them again.
+    /// Called under the lock, so the file always ends with the latest state when two feeds write
+    /// at once.
     private func save(_ state: State) {
         guard let file else { return }
-        QuotaState(provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
+        var ledger = state.ledger
+        if state.reserved > 0 {
+            // Not before the latest call settled since: the ledger reads an earlier time as a
+            // clock set back.
+            let at = max(state.reservedAt, ledger.entries.last?.time ?? state.reservedAt)
+            ledger.record(state.reserved, at: at, keeping: state.horizon)
+        }
+        QuotaState(provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod)
             .save(to: file, logger: logger)
     }
 }
