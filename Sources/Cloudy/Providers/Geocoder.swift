@@ -29,6 +29,9 @@ public final class Geocoder: @unchecked Sendable {
     private let recorder: UpstreamRecording
     private let logger: Logger
     private let stateFile: URL
+    /// `places.json` holds a few hundred bytes a place: a bigger file is not one Cloudy wrote,
+    /// and reading it whole could exhaust a pod's memory at every start.
+    static let maxFileBytes = 16 << 20
     private var found: [String: Found]
     /// Places whose last look-up failed: what was searched for, when to ask again, and why. A
     /// place searched for anew (a reload fixed its `city:`) does not wait for the old search.
@@ -46,11 +49,15 @@ public final class Geocoder: @unchecked Sendable {
         self.logger = logger
         self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
-        let data = try? Data(contentsOf: stateFile)
-        if data == nil, FileManager.default.fileExists(atPath: stateFile.path) {
+        let size = StorageFile.size(of: stateFile)
+        let data = size.map { $0 <= Self.maxFileBytes } == true ? try? Data(contentsOf: stateFile) : nil
+        if data == nil, let size {
             logger.warning(
                 "cannot read the state file; city: places are looked up again",
-                metadata: ["file": "\(stateFile.path)"])
+                metadata: [
+                    "file": "\(stateFile.path)",
+                    "reason": "\(size > Self.maxFileBytes ? "over \(Self.maxFileBytes) bytes" : "unreadable")",
+                ])
         }
         if let data {
             do {

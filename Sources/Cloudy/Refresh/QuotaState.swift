@@ -22,8 +22,7 @@ struct QuotaState: Codable, Equatable {
 
     /// The state kept for `provider` at `url`, if a readable file holds one for them.
     static func load(from file: URL, provider: ProviderName, url: String, logger: Logger) -> QuotaState? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard let size = StorageFile.size(of: file) else { return nil }
         guard size <= maxFileBytes else {
             logger.warning(
                 "ignoring the quota state file: too big",
@@ -35,7 +34,15 @@ struct QuotaState: Codable, Equatable {
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }
-            guard state.provider == provider, state.url == url else { return nil }
+            guard state.provider == provider, state.url == url else {
+                logger.info(
+                    "the quota state file is for another provider or URL; it starts afresh for this one",
+                    metadata: [
+                        "file": "\(file.path)", "kept_for": "\(state.provider.rawValue) \(state.url)",
+                        "now_for": "\(provider.rawValue) \(url)",
+                    ])
+                return nil
+            }
             return state
         } catch {
             logger.warning(

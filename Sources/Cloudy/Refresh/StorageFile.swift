@@ -14,21 +14,32 @@ enum StorageFile {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = file.appendingPathExtension("tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure(temporary) }
+        guard descriptor >= 0 else { throw StorageError(temporary, errno) }
         let written = data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
+                guard count > 0 else {
+                    if count == 0 { errno = ENOSPC }  // no progress: the disk is full
+                    return false
+                }
                 offset += count
             }
             return true
         }
         let flushed = written && fsync(descriptor) == 0
+        let code = errno
         close(descriptor)
-        guard flushed else { throw failure(temporary) }
-        guard rename(temporary.path, file.path) == 0 else { throw failure(file) }
+        guard flushed else {
+            unlink(temporary.path)
+            throw StorageError(temporary, code)
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw StorageError(file, code)
+        }
         // The rename itself lasts once the directory's entry is on the disk.
         let parent = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if parent >= 0 {
@@ -37,7 +48,19 @@ enum StorageFile {
         }
     }
 
-    private static func failure(_ file: URL) -> CocoaError {
-        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+    /// The size of `file` in bytes, or nil when there is none.
+    static func size(of file: URL) -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+/// Why a storage file could not be written, as the system said it: "…/quota.json.tmp:
+/// Permission denied", "…/places.json: Is a directory", "…: No space left on device".
+struct StorageError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ file: URL, _ code: Int32) {
+        description = "\(file.path): \(String(cString: strerror(code)))"
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// The files under `--storage.path` when they are not what Cloudy wrote: a write that fails
+/// says why as the system does, an oversized `places.json` is not read, and a quota file kept for
+/// another URL is replaced with a log line.
+final class StorageFileTests: XCTestCase {
+    var storage: URL!
+    let log = RecordedLog()
+
+    override func setUpWithError() throws {
+        storage = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: storage)
+    }
+
+    func testAFailedWriteSaysWhyAndLeavesNoTemporaryFile() throws {
+        let file = storage.appendingPathComponent("quota.json")
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try StorageFile.write(Data("{}".utf8), to: file)) {
+            XCTAssertEqual("\($0)", "\(file.path): Is a directory")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path + ".tmp"), "the rename failed: it is removed")
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(atPath: file.path + ".tmp", withIntermediateDirectories: false)
+        XCTAssertThrowsError(try StorageFile.write(Data("{}".utf8), to: file)) {
+            XCTAssertEqual("\($0)", "\(file.path).tmp: Is a directory")
+        }
+    }
+
+    func testAnOversizedPlacesFileIsNotRead() throws {
+        let file = storage.appendingPathComponent("places.json")
+        XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil))
+        XCTAssertEqual(truncate(file.path, off_t(Geocoder.maxFileBytes + 1)), 0)  // sparse: nothing is written
+        _ = Geocoder(
+            baseURL: "http://127.0.0.1:1", storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
+            recorder: ExporterTelemetry(startedAt: 0), logger: log.logger)
+        let warned = log.entries(containing: "cannot read the state file")
+        XCTAssertEqual(warned.count, 1)
+        XCTAssertEqual(warned.first?.metadata["reason"], "over 16777216 bytes")
+    }
+
+    func testAQuotaFileForAnotherURLIsReplacedWithALogLine() throws {
+        let file = QuotaState.file(in: storage.path)
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "http://localhost:8080", quota: Quota(limits: [.hour: 100]), file: file,
+            now: 0, logger: log.logger)
+        account.settle(places: 0, callsPerPlace: 2.9, spent: 2.9, at: 1)
+        XCTAssertNil(
+            QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8080", logger: log.logger))
+        let told = log.entries(containing: "the quota state file is for another provider or URL")
+        XCTAssertEqual(told.count, 1)
+        XCTAssertEqual(told.first?.metadata["kept_for"], "open-meteo http://localhost:8080")
+    }
+}
