@@ -109,9 +109,13 @@ final class AirQualityFeedTests: XCTestCase {
         XCTAssertEqual(rig.asked.count, 2, "nothing to Open-Meteo from either feed while it refuses")
         XCTAssertEqual(rig.refresher.nextRefresh, quiet.until, "the weather's next refresh waits for the lift")
         XCTAssertTrue(rig.store.statuses.allSatisfy { $0.quietPeriod == quiet })
+        let refusedUntil = #"cloudy_exporter_upstream_quota_refused_until_timestamp_seconds{provider="open-meteo"}"#
+        XCTAssertEqual(rig.store.renderedSamples[refusedUntil], quiet.until)
         try answer()
         rig.clock.advance(by: quiet.until - rig.clock.now())
         XCTAssertEqual(rig.asked.count, 4, "both ask again when it lifts")
+        rig.refresher.waitForQueuedWork()
+        XCTAssertNil(rig.store.renderedSamples[refusedUntil])
         XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 2)
     }
 

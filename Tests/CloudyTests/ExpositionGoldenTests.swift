@@ -65,8 +65,12 @@ final class ExpositionGoldenTests: XCTestCase {
         return (config, statuses, telemetry)
     }
 
-    func render(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> RenderedMetrics {
-        let (config, statuses, telemetry) = try fixedState(units: units)
+    /// `quiet`: the provider's quota refusal every place shows.
+    func render(units: (UnitSettings, UnitSettings, UnitSettings), quiet: QuietPeriod? = nil) throws
+        -> RenderedMetrics
+    {
+        var (config, statuses, telemetry) = try fixedState(units: units)
+        for index in statuses.indices { statuses[index].quietPeriod = quiet }
         return RenderedPages(
             config: config, statuses: statuses,
             warnings: try WarningFixtures.board([("Berlin", .dwd), ("New York", .nws)], at: Self.fetchedAt),
@@ -111,7 +115,11 @@ final class ExpositionGoldenTests: XCTestCase {
     func testOtherUnitsMatchGoldenAndPromtoolOnlyAsksForBaseUnits() throws {
         let both = UnitSettings(temperature: [.celsius, .fahrenheit], windSpeed: [.kilometersPerHour, .knots])
         let imperial = UnitSettings(temperature: [.fahrenheit], windSpeed: [.milesPerHour])
-        let rendered = try render(units: (Self.baseUnits, both, imperial))
+        // Refused for the day after the refresh: the page says until when.
+        let refused = QuietPeriod(
+            provider: .openMeteo, reason: "open-meteo: HTTP 429: Daily API request limit exceeded.",
+            until: 1_781_568_060)
+        let rendered = try render(units: (Self.baseUnits, both, imperial), quiet: refused)
         let text = Array(rendered.prometheus.readableBytesView)
         try compare(text, golden: "metrics-mixed-units.prom")
         try compare(Array(rendered.openMetrics.readableBytesView), golden: "metrics-mixed-units.openmetrics")

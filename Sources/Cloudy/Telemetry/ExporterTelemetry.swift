@@ -61,6 +61,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
     public static let plannedCalls = MetricDescriptor(
         "cloudy_exporter_upstream_planned_calls", .gauge,
         "Calls the current schedule spends per window, as planned before they are sent.")
+    public static let quotaRefusedUntil = MetricDescriptor(
+        "cloudy_exporter_upstream_quota_refused_until_timestamp_seconds", .gauge,
+        "While the provider refuses requests for its quota: when Cloudy asks it again (unix seconds).")
 
     fileprivate static func addQuotaSamples(_ reading: Reading, to page: inout MetricFamilies) {
         var calls = reading.calls
@@ -126,8 +129,11 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 }
 
 extension ExporterTelemetry.Reading {
-    /// The exporter's own families as of this reading.
-    public func addSamples(to page: inout MetricFamilies, refreshInterval: Double, shard: Shard) {
+    /// The exporter's own families as of this reading; `quietPeriod` is the provider's quota
+    /// refusal the places show, if any.
+    public func addSamples(
+        to page: inout MetricFamilies, refreshInterval: Double, shard: Shard, quietPeriod: QuietPeriod? = nil
+    ) {
         page.add(
             ExporterTelemetry.buildInfo,
             labels: [
@@ -159,5 +165,10 @@ extension ExporterTelemetry.Reading {
             labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
         ExporterTelemetry.addQuotaSamples(self, to: &page)
+        if let quietPeriod {
+            page.add(
+                ExporterTelemetry.quotaRefusedUntil, labels: [("provider", quietPeriod.provider.rawValue)],
+                value: quietPeriod.until)
+        }
     }
 }

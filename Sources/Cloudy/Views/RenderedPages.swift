@@ -34,7 +34,9 @@ public final class RenderedPages: Sendable {
             WarningFamilies.addSamples(placeWarnings, board: board, to: &page)
             warnings.append(placeWarnings)
         }
-        telemetry.addSamples(to: &page, refreshInterval: config.refresh.interval, shard: config.shard)
+        telemetry.addSamples(
+            to: &page, refreshInterval: config.refresh.interval, shard: config.shard,
+            quietPeriod: statuses.lazy.compactMap(\.quietPeriod).first)
         readiness = Readiness(statuses)
         html = HTMLPages(
             config: config, statuses: statuses, warnings: warnings, readiness: readiness,
