@@ -41,15 +41,23 @@ final class QuotaStateTests: XCTestCase {
         XCTAssertEqual(
             try XCTUnwrap(rig.nextRefreshIn), 51, accuracy: 1e-6, "a minute after the first batch, and a second")
         XCTAssertEqual(rig.log.entries(containing: "calls spent before the restart still count").count, 1)
+        XCTAssertEqual(
+            rig.readyz,
+            "not ready: waiting for the first refresh of 25 of 25 places; the next batch goes at "
+                + "\(QuietPeriod.utcTime(rig.clock.now() + 51)), paced to stay within the provider's quota")
         rig.clock.advance(by: 51)
         XCTAssertEqual(rig.asked.map(\.places), [9, 9])
+        XCTAssertTrue(rig.readyz.hasPrefix("not ready: waiting for the first refresh of 16 of 25 places; "), rig.readyz)
+        rig.clock.advance(by: 180)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9, 7])
+        XCTAssertEqual(rig.readyz, "ready", "no batch waits: nothing about pacing")
 
         // Another URL is another quota: what was spent on this one does not hold it back.
         var other = config
         other.provider = ProviderSettings(url: rig.server.baseURL + "/")
         restart(other, budget: budget)
         rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9])
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9, 7, 9])
     }
 
     func testAQuietPeriodSurvivesARestart() throws {

@@ -22,6 +22,24 @@ extension Feed {
         armStep(in: wait)
     }
 
+    /// When the next batch of `run` goes while it waits for room in the quota; nil when there is
+    /// room now, or nothing waits.
+    func pacedUntil(_ run: RefreshRun<Report>, now: Double) -> Double? {
+        guard !run.pending.isEmpty else { return nil }
+        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
+        return room > now ? room + Self.pacingMargin : nil
+    }
+
+    /// Tells the recorder when the next paced batch goes (nil: none waits), once per change;
+    /// returns whether it changed.
+    @discardableResult
+    func showPacing(_ until: Double?) -> Bool {
+        guard until != shownPacedUntil else { return false }
+        shownPacedUntil = until
+        recorder.setPacedUntil(until)
+        return true
+    }
+
     /// The quiet period a quota refusal asks for, started for the whole account: the window
     /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
     /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling

@@ -99,7 +99,7 @@ extension Feed {
         let cost = schedule.callsPerPlace
         let affordable = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
         guard affordable > 0 else {
-            if run.hasUnrendered {
+            if showPacing(pacedUntil(run, now: now)) || run.hasUnrendered {
                 run.hasUnrendered = false
                 recorder.render(now: now)
             }
@@ -181,6 +181,7 @@ extension Feed {
         run.hasUnrendered = false
         // The refresh's duration is on the page rendered when its last batch is in.
         if quiet == nil, run.pending.isEmpty { recorder.recordRefresh(seconds: run.busySeconds) }
+        showPacing(quiet == nil ? pacedUntil(run, now: now) : nil)
         recorder.render(now: now)
         self.run = run
         armStaleTimer()

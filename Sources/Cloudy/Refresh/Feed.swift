@@ -42,6 +42,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     var run: RefreshRun<Report>?
     /// The quiet period the recorder was last told of.
     var shownQuietPeriod: QuietPeriod?
+    /// The paced batch the recorder was last told of.
+    var shownPacedUntil: Double?
     /// Fast retries so far for places whose first fetch failed for the network.
     var networkRetries = 0
     /// The timer armed is such a fast retry.

@@ -55,6 +55,13 @@ public protocol FeedRecorder<Report>: Sendable {
     func nextStaleDeadline() -> Double?
     /// The working time of a whole refresh, when its last batch is in.
     func recordRefresh(seconds: Double)
+    /// When a paced refresh's next batch goes while it waits for room in the quota, or nil.
+    func setPacedUntil(_ until: Double?)
+}
+
+extension FeedRecorder {
+    /// Only the weather's places say that they wait for room (`/readyz`).
+    public func setPacedUntil(_ until: Double?) {}
 }
 
 /// How a feed spends: which places, how often, and what one place costs its quota.

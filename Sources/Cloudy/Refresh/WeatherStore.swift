@@ -111,6 +111,13 @@ public final class WeatherStore: Sendable {
         }
     }
 
+    /// Tells every place when the paced refresh's next batch goes, or (nil) that none waits.
+    public func setPacedUntil(_ until: Double?) {
+        state.withLockedValue { state in
+            for index in state.statuses.indices { state.statuses[index].pacedUntil = until }
+        }
+    }
+
     /// The earliest moment the weather's page changes without an answer, if any: a place whose
     /// weather is on the page goes stale (its last success plus `stale_after`), or an alert the
     /// weather answer carried (One Call, Dark Sky) expires.

@@ -14,6 +14,8 @@ public struct PlaceStatus: Sendable, Equatable {
     public var location: Place?
     /// The provider's quota refusal in force, for every place: no request goes out until it lifts.
     public var quietPeriod: QuietPeriod?
+    /// While a paced refresh waits for room in the quota: when its next batch goes (unix seconds).
+    public var pacedUntil: Double?
     /// Air quality, when the config asks for it; nil before its first ask.
     public var airQuality: AirQualityStatus?
 

@@ -42,8 +42,11 @@ public struct Readiness: Sendable, Equatable {
         let quiet = statuses.lazy.compactMap(\.quietPeriod).first
         let waiting = statuses.filter { $0.lastAttempt == nil }.count
         if waiting > 0 {
+            let paced = statuses.lazy.compactMap(\.pacedUntil).first.map {
+                "; the next batch goes at \(QuietPeriod.utcTime($0)), paced to stay within the provider's quota"
+            }
             return "waiting for the first refresh of \(waiting) of \(statuses.count) places"
-                + (quiet.map { "; " + $0.description } ?? "")
+                + (quiet.map { "; " + $0.description } ?? paced ?? "")
         }
         if !statuses.contains(where: { $0.lastSuccess != nil }) {
             let reason = statuses.first?.lastError ?? "unknown error"
