@@ -40,6 +40,12 @@ public final class CloudyApplication: Sendable {
             signals.cancel()
             throw error
         }
+        do {
+            try StorageLock.acquire(options.storagePath, logger: logger)
+        } catch {
+            signals.cancel()
+            throw error
+        }
         RuntimeTuning.apply()
         let app = CloudyApplication(
             options: options, config: config, webConfig: webConfig, logger: logger, signals: signals, clock: clock)
