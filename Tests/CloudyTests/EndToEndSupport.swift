@@ -121,8 +121,11 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
     let client = CurlHTTPClient(userAgent: "cloudy-tests")
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// `user`: run as that uid and gid with no capabilities, as the shipped deployments do.
-    init(config: String, extraArguments: [String] = [], environment: [String: String] = [:], user: Int? = nil) throws {
+    /// `unprivileged`: without capabilities, as the shipped deployments run it (root's are
+    /// dropped through setpriv; any other user has none).
+    init(
+        config: String, extraArguments: [String] = [], environment: [String: String] = [:], unprivileged: Bool = false
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configFile = directory.appendingPathComponent("cloudy.yml")
@@ -139,12 +142,9 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
             ? [] : ["--storage.path", directory.appendingPathComponent("data").path]
         let command =
             ["--config.file", configFile.path, "--web.listen-address", "127.0.0.1:0"] + storage + extraArguments
-        process.executableURL = user == nil ? binary : URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments =
-            user.map { ["--reuid=\($0)", "--regid=\($0)", "--clear-groups", binary.path] + command } ?? command
-        if user != nil {
-            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-        }
+        let dropping = unprivileged && getuid() == 0
+        process.executableURL = dropping ? URL(fileURLWithPath: "/usr/bin/setpriv") : binary
+        process.arguments = dropping ? ["--bounding-set=-all", "--inh-caps=-all", binary.path] + command : command
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

@@ -203,9 +203,9 @@ final class EndToEndTests: FakeWeatherTestCase {
         try assertEveryFamily(metrics, temperature: .fahrenheit, wind: .knots)
     }
 
-    /// Run as nobody, without capabilities, as the systemd unit, the image and the pod run it.
+    /// Run without capabilities, as the systemd unit, the image and the pod run it.
     func testDefaultUnitsGiveAPagePromtoolFindsCleanToAnUnprivilegedExporter() throws {
-        let exporter = try ExporterProcess(config: config(units: "  time: 24h"), user: 65_534)
+        let exporter = try ExporterProcess(config: config(units: "  time: 24h"), unprivileged: true)
         try exporter.waitFor("/readyz")
         let body = try exporter.get("/metrics").body
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(body))
