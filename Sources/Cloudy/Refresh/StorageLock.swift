@@ -32,6 +32,15 @@ public enum StorageLock {
             return
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                // A file system without locks (NFS without lockd): serve, and say so.
+                close(descriptor)
+                logger.warning(
+                    "cannot lock the storage path; another exporter on it would overwrite its files",
+                    metadata: ["path": "\(storagePath)", "error": "\(StorageError(file, code))"])
+                return
+            }
             let holder = (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(
                 in: .whitespacesAndNewlines)
             close(descriptor)
