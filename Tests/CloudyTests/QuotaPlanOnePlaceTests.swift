@@ -77,3 +77,18 @@ extension QuotaPlanOnePlaceTests {
         XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "one place alone in an empty minute")
     }
 }
+
+extension QuotaPlanOnePlaceTests {
+    /// A reload that drops the quota while a batch is out: the batch is still settled, so when a
+    /// quota comes back no phantom batch keeps a place too big for the window from going alone.
+    func testABatchOutWhenAReloadDropsTheQuotaIsStillSettled() {
+        let url = "http://127.0.0.1:1"
+        let tiny = Quota(limits: [.minute: 2])
+        let account = QuotaAccount(provider: .openMeteo, url: url, quota: tiny, file: nil, now: 0, logger: silent)
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0), 1)
+        account.update(provider: .openMeteo, url: url, quota: .unlimited)
+        account.settle(places: 1, callsPerPlace: 2.9, spent: 0, at: 1)
+        account.update(provider: .openMeteo, url: url, quota: tiny)
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "an empty minute: one place alone")
+    }
+}

@@ -56,5 +56,11 @@ final class StorageFileTests: XCTestCase {
         let told = log.entries(containing: "the quota state file is for another provider or URL")
         XCTAssertEqual(told.count, 1)
         XCTAssertEqual(told.first?.metadata["kept_for"], "open-meteo http://localhost:8080")
+        let replacing = QuotaAccount(
+            provider: .openMeteo, url: "http://127.0.0.1:8080", quota: Quota(limits: [.hour: 100]), file: file,
+            now: 2, logger: log.logger)
+        replacing.settle(places: 0, callsPerPlace: 2.9, spent: 5.8, at: 3)
+        let kept = QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8080", logger: log.logger)
+        XCTAssertEqual(kept?.ledger.spent(inLast: 3600, at: 3), 5.8, "the file is this URL's now")
     }
 }

@@ -118,7 +118,8 @@ public final class QuotaAccount: Sendable {
     /// of `now` (when its answers are in; 0 for a batch cancelled on shutdown).
     public func settle(places: Int, callsPerPlace: Double, spent: Double, at now: Double) {
         state.withLockedValue { state in
-            if !state.quota.limits.isEmpty {
+            // Whatever the quota is now: a reload may have dropped it while the batch was out.
+            if state.reserved > 0 {
                 // Fractional weights settled in another order than reserved leave binary residue
                 // (4e-16), which would count as a batch still out.
                 let left = state.reserved - Double(places) * callsPerPlace
