@@ -8,12 +8,12 @@ extension OtherProvidersDecodingTests {
     /// `rain.3h` is the 3 hours before its step: rain OWM reports at 00:00 fell the evening before,
     /// and a period across midnight is shared by the hour (Berlin, UTC+2: 23:00–02:00).
     func testOpenWeatherMapRainGoesToTheDaysItsThreeHoursFellOn() throws {
-        func daily(timezone: Int) throws -> [DailyForecast] {
+        func daily(timezone: Int, rainOn step: Int = 3) throws -> [DailyForecast] {
             var forecast = try XCTUnwrap(
                 try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json"))
                     as? [String: Any])
             var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
-            list[3]["rain"] = ["3h": 6.0]  // the step at 00:00Z on 16 June
+            list[step]["rain"] = ["3h": 6.0]  // by default the step at 00:00Z on 16 June
             forecast["list"] = list
             var city = try XCTUnwrap(forecast["city"] as? [String: Any])
             city["timezone"] = timezone
@@ -33,6 +33,10 @@ extension OtherProvidersDecodingTests {
         XCTAssertEqual(try XCTUnwrap(utc[0].precipitationSumMeters), 0.0035 + 0.006, accuracy: 1e-15)
         XCTAssertNil(utc[1].precipitationSumMeters, "no period of tomorrow is in the answer")
         XCTAssertEqual(utc[1].temperatureMinCelsius, 15.02, "the step's own values are at its time")
+        // India (UTC+5:30): the step at 21:00Z covers 23:30–02:30, half an hour of it today.
+        let india = try daily(timezone: 19_800, rainOn: 2)
+        XCTAssertEqual(try XCTUnwrap(india[0].precipitationSumMeters), 0.0035 + 0.001, accuracy: 1e-15)
+        XCTAssertEqual(try XCTUnwrap(india[1].precipitationSumMeters), 0.005, accuracy: 1e-15)
         let berlin = try daily(timezone: 7200)
         XCTAssertEqual(try XCTUnwrap(berlin[0].precipitationSumMeters), 0.0035 + 0.002, accuracy: 1e-15)
         XCTAssertEqual(try XCTUnwrap(berlin[1].precipitationSumMeters), 0.004, accuracy: 1e-15)

@@ -16,8 +16,8 @@ struct ForecastStep {
 
 /// Daily min/max/sums/max-probability built from forecast steps, grouped by the local calendar
 /// day of each step in the place's own time zone; day 0 is the local day of `now`. A step's
-/// precipitation goes to the days its period covers, hour by hour (`precipitationSpan`): rain
-/// that OpenWeatherMap reports at 00:00 fell the evening before.
+/// precipitation goes to the days its period covers, shared by the time in each
+/// (`precipitationSpan`): rain that OpenWeatherMap reports at 00:00 fell the evening before.
 enum DailyAggregate {
     static func days(_ steps: [ForecastStep], now: Double, days: Int, offset: (Double) -> Int) -> [DailyForecast] {
         func localDay(_ t: Double) -> Int? { ForecastTime.localDay(t, offset: offset(t)) }
@@ -43,7 +43,7 @@ enum DailyAggregate {
                 if let code = step.conditionCode { entry.conditionCode = max(entry.conditionCode ?? code, code) }
             }
             guard let amount = step.precipitation else { continue }
-            for (time, share) in hours(of: step, localDay: localDay) {
+            for (time, share) in pieces(of: step, localDay: localDay, offset: offset) {
                 update(at: time) { entry in
                     entry.precipitationSumMeters = (entry.precipitationSumMeters ?? 0) + amount * share
                 }
@@ -53,21 +53,24 @@ enum DailyAggregate {
     }
 
     /// Where the step's precipitation falls: a moment in each local day its period covers, with
-    /// that day's share of its hours (1 for the whole amount, exactly, when the period is in one
-    /// day, as it mostly is).
-    private static func hours(of step: ForecastStep, localDay: (Double) -> Int?) -> [(time: Double, share: Double)] {
-        let count = max(1, Int((abs(step.precipitationSpan) / 3600).rounded()))
-        let middles = (0..<count).map { step.time + step.precipitationSpan * (Double($0) + 0.5) / Double(count) }
-        var byDay: [(time: Double, day: Int?, hours: Int)] = []
-        for time in middles {
-            let day = localDay(time)
-            if let last = byDay.indices.last, byDay[last].day == day {
-                byDay[last].hours += 1
-            } else {
-                byDay.append((time, day, 1))
-            }
+    /// that day's share of the period (1 for the whole amount, exactly, when the period is in one
+    /// day, as it mostly is). Days end at local midnight, also in a zone off by a half hour.
+    private static func pieces(
+        of step: ForecastStep, localDay: (Double) -> Int?, offset: (Double) -> Int
+    ) -> [(time: Double, share: Double)] {
+        let start = min(step.time, step.time + step.precipitationSpan)
+        let end = max(step.time, step.time + step.precipitationSpan)
+        guard end > start else { return [(step.time, 1)] }
+        var pieces: [(time: Double, share: Double)] = []
+        var from = start
+        while from < end, pieces.count < 3 {
+            guard let day = localDay(from) else { return [] }
+            let midnight = Double((day + 1) * 86400 - offset(from))
+            let to = midnight > from ? min(end, midnight) : end
+            pieces.append(((from + to) / 2, (to - from) / (end - start)))
+            from = to
         }
-        return byDay.map { ($0.time, $0.hours == count ? 1 : Double($0.hours) / Double(count)) }
+        return pieces.count == 1 ? [(pieces[0].time, 1)] : pieces
     }
 
     /// The largest of `values` that are there; nil when none is (a day of nulls is no sample).
