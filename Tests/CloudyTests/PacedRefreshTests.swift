@@ -118,9 +118,10 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.store.telemetry.callCount(provider: .openMeteo), 2 + 3 * weight, accuracy: 1e-9)
     }
 
-    /// Shutdown during a paced refresh: the batch the cancelled request carried is no call, no
-    /// place is recorded as failing "the exporter is shutting down", and no back-off is logged.
-    func testStoppingDuringAPacedBatchRecordsNothingAndCountsNoCall() throws {
+    /// Shutdown during a paced refresh: the batch the request cut short carried still counts (it
+    /// went out), no place is recorded as failing "the exporter is shutting down", and no
+    /// back-off is logged.
+    func testStoppingDuringAPacedBatchRecordsNothingAndCountsItsCalls() throws {
         let budget = CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1)
         let stopped = DispatchGroup()
         let entry = rig.entry
@@ -150,10 +151,9 @@ final class PacedRefreshTests: XCTestCase {
         XCTAssertEqual(rig.asked.map(\.places), [9, 9])
         XCTAssertEqual(rig.store.statuses.filter { $0.lastError != nil }.count, 0, "nobody shows the shutdown")
         XCTAssertEqual(
-            rig.store.telemetry.callCount(provider: .openMeteo), 9 * CallCost.openMeteo(config.forecast),
-            accuracy: 1e-9, "the first batch only")
-        XCTAssertEqual(rig.refresher.callsSpent(inLast: 60), 0, accuracy: 1e-9, "the cancelled batch cost nothing")
-        XCTAssertEqual(rig.refresher.callsSpent(inLast: 3600), 9, accuracy: 1e-9)
+            rig.store.telemetry.callCount(provider: .openMeteo), 18 * CallCost.openMeteo(config.forecast),
+            accuracy: 1e-9, "the batch cut short went out: the provider may have counted it")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 60), 9, accuracy: 1e-9, "the batch cut short")
         XCTAssertEqual(rig.refresher.backoff.failures, 0)
         XCTAssertEqual(rig.log.entries(containing: "backing off").count, 0)
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
@@ -181,9 +181,9 @@ final class PacedRefreshTests: XCTestCase {
     }
 
     /// Shutdown while the second request of a batch is on the wire: the first one's answer was
-    /// counted by the owner, so its calls stay spent (and in quota.json for the next start); the
-    /// cancelled one costs nothing.
-    func testStoppingMidBatchKeepsTheCallsOfTheRequestsAnswered() throws {
+    /// counted by the owner, and so may the one cut short be (it went out), so both stay spent,
+    /// in quota.json too: a restart loop driven by SIGTERM must not spend them again.
+    func testStoppingMidBatchKeepsTheCallsOfTheRequestsSent() throws {
         let budget = CallBudget(quota: Quota(limits: [.day: 10_000]), callsPerPlace: 1)
         let stopped = DispatchGroup()
         let entry = rig.entry
@@ -202,11 +202,11 @@ final class PacedRefreshTests: XCTestCase {
         rig.clock.advance(by: 0)
         XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(rig.asked.map(\.places), [100, 50])
-        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 100, accuracy: 1e-9, "the answered request")
+        XCTAssertEqual(rig.refresher.callsSpent(inLast: 86400), 150, accuracy: 1e-9, "both requests sent")
         let kept = QuotaState.load(
             from: QuotaState.file(in: rig.storage.path), provider: .openMeteo, url: rig.server.baseURL,
             logger: rig.log.logger)
-        XCTAssertEqual(kept?.ledger.spent(inLast: 86400, at: rig.clock.now()) ?? 0, 100, accuracy: 1e-9)
+        XCTAssertEqual(kept?.ledger.spent(inLast: 86400, at: rig.clock.now()) ?? 0, 150, accuracy: 1e-9)
     }
 
     /// A reload that adds a place during a paced refresh goes on with the places still waiting

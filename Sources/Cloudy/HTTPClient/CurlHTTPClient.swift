@@ -70,7 +70,7 @@ public final class CurlHTTPClient: Sendable {
     }
 
     public func fetch(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPClientError> {
-        if isCancelled { return .failure(HTTPClientError(.cancelled, "the exporter is shutting down")) }
+        if isCancelled { return .failure(HTTPClientError(.notSent, "the exporter is shutting down")) }
         guard let easy = takeHandle() else {
             return .failure(HTTPClientError(.network, "curl_easy_init failed"))
         }
@@ -129,7 +129,13 @@ public final class CurlHTTPClient: Sendable {
         let code = withExtendedLifetime(exchange) { curl_easy_perform(handle) }
         if code != CURLE_OK {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-            return .failure(HTTPClientError(Self.kind(of: code, exchange: exchange), detail))
+            var kind = Self.kind(of: code, exchange: exchange)
+            var sent = 0
+            if kind == .cancelled, cloudy_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &sent) == CURLE_OK, sent == 0
+            {
+                kind = .notSent  // cut short while connecting: nothing reached the provider
+            }
+            return .failure(HTTPClientError(kind, detail))
         }
         var status = 0
         _ = cloudy_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)

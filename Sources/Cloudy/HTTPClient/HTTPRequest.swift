@@ -43,7 +43,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case tls
         case redirect
         case network
+        /// Cut short by the exporter's shutdown after the request went out: the provider may
+        /// have counted it.
         case cancelled
+        /// Refused, or cut short before the request went out, because the exporter shuts down.
+        case notSent = "not_sent"
         case invalidRequest = "invalid_request"
     }
 

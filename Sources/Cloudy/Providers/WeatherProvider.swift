@@ -55,13 +55,13 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// An exchange with `provider` that got no HTTP answer: `<provider>: <why> (<kind>)`.
-    /// DNS, connect and TLS failures are `.network`: nothing reached the API. A request
-    /// cancelled on shutdown counts as not asked.
+    /// DNS, connect and TLS failures are `.network`: nothing reached the API. A request the
+    /// shutdown kept from going out counts as not asked; one it cut short was asked.
     public static func unanswered(_ provider: String, _ error: HTTPClientError) -> WeatherFetchError {
         let reachedNoAPI: Set<HTTPClientError.Kind> = [.connect, .tls]
         return WeatherFetchError(
             "\(provider): \(error.message) (\(error.kind.rawValue))",
-            cause: reachedNoAPI.contains(error.kind) ? .network : .other, wasAsked: error.kind != .cancelled)
+            cause: reachedNoAPI.contains(error.kind) ? .network : .other, wasAsked: error.kind != .notSent)
     }
 
     /// The same error for a place the refresh did not ask because of this one.

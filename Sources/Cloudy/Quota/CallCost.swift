@@ -72,13 +72,13 @@ public struct QuotaSpending: Sendable, Equatable {
 
 extension HTTPClientError.Kind {
     /// Whether a request that failed this way may have reached the provider, which then counts
-    /// it: not when the name did not resolve, the connection or TLS handshake failed, the URL
-    /// was never sent, or the exporter cancelled it on shutdown (a request cut short by our
-    /// own shutdown is not worth a call counted against the quota when the exporter starts
-    /// again). Anything later (a timeout, a cut-off answer) is counted, to be safe.
+    /// it: not when the name did not resolve, the connection or TLS handshake failed, or the
+    /// request was never sent (a bad URL, or the exporter shutting down first). Anything later
+    /// (a timeout, a cut-off answer, a shutdown while the answer was awaited) is counted, to be
+    /// safe: a restart loop must not spend the quota again.
     var mayHaveReachedProvider: Bool {
         switch self {
-        case .connect, .tls, .invalidRequest, .cancelled: return false
+        case .connect, .tls, .invalidRequest, .notSent: return false
         default: return true
         }
     }
