@@ -23,7 +23,9 @@ public enum StorageLock {
         let descriptor: Int32
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            // A lock file another user left (or a read-only mount) still locks when opened to read.
+            let writable = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            descriptor = writable >= 0 ? writable : open(file.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw StorageError(file, errno) }
         } catch {
             logger.warning(
