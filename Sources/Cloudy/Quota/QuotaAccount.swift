@@ -26,6 +26,13 @@ public final class QuotaAccount: Sendable {
         var quietPeriod: QuietPeriod?
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
+
+        /// The ledger with the batches out counted as spent at `time`.
+        func ledgerWithBatchesOut(at time: Double) -> CallLedger {
+            var ledger = self.ledger
+            if reserved > 0 { ledger.record(reserved, at: time, keeping: horizon) }
+            return ledger
+        }
         /// How long the ledger keeps calls: the longest window limited.
         var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }
     }
@@ -94,8 +101,7 @@ public final class QuotaAccount: Sendable {
             var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
             if state.reserved > 0, !state.quota.limits.isEmpty {
                 // Another feed's batch is out: it counts as spent now, and no place goes alone.
-                var withOut = state.ledger
-                withOut.record(state.reserved, at: now, keeping: state.horizon)
+                let withOut = state.ledgerWithBatchesOut(at: now)
                 let cost = max(callsPerPlace, 1e-9)
                 let roomy = state.pacingQuota.limits.allSatisfy { window, limit in
                     limit - withOut.spent(inLast: window.seconds, at: now) + 1e-9 >= cost
@@ -115,7 +121,7 @@ public final class QuotaAccount: Sendable {
     }
 
     /// Settles a batch of `places` reserved places: the owner counted `spent` calls for it, as
-    /// of `now` (when its answers are in; 0 for a batch cancelled on shutdown).
+    /// of `now` (when its answers are in; 0 for requests that never reached it).
     public func settle(places: Int, callsPerPlace: Double, spent: Double, at now: Double) {
         state.withLockedValue { state in
             // Whatever the quota is now: a reload may have dropped it while the batch was out.
@@ -134,9 +140,8 @@ public final class QuotaAccount: Sendable {
     /// itself, or when a past batch leaves a window. A batch still out counts as spent now.
     public func nextRoom(callsPerPlace: Double, after now: Double) -> Double {
         state.withLockedValue { state in
-            var ledger = state.ledger
-            if state.reserved > 0 { ledger.record(state.reserved, at: now, keeping: state.horizon) }
-            return ledger.nextRoom(callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
+            state.ledgerWithBatchesOut(at: now).nextRoom(
+                callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
         }
     }
 
@@ -196,13 +201,9 @@ public final class QuotaAccount: Sendable {
     /// at once.
     private func save(_ state: State) {
         guard let file else { return }
-        var ledger = state.ledger
-        if state.reserved > 0 {
-            // Not before the latest call settled since: the ledger reads an earlier time as a
-            // clock set back.
-            let at = max(state.reservedAt, ledger.entries.last?.time ?? state.reservedAt)
-            ledger.record(state.reserved, at: at, keeping: state.horizon)
-        }
+        // Not before the latest call settled since: the ledger reads an earlier time as a clock
+        // set back.
+        let ledger = state.ledgerWithBatchesOut(at: max(state.reservedAt, state.ledger.entries.last?.time ?? 0))
         QuotaState(provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod)
             .save(to: file, logger: logger)
     }

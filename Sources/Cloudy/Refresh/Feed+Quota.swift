@@ -3,12 +3,11 @@ import Logging
 /// How a feed's refresh keeps within its quota (`QuotaAccount`): the next paced batch armed for
 /// when there is room, and the quiet period a quota refusal starts.
 extension Feed {
-    /// Arms the next step of `run` for when the quota has room for a place (at once when it
-    /// has now); the first wait of a run is logged.
-    func armNextBatch(of run: RefreshRun<Report>, now: Double) {
+    /// Arms the next step of `run` for `pacedUntil` (its `pacedUntil(_:now:)`; nil: at once);
+    /// the first wait of a run is logged.
+    func armNextBatch(of run: RefreshRun<Report>, pacedUntil: Double?, now: Double) {
         var run = run
-        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
-        let wait = room > now ? room + Self.pacingMargin - now : 0
+        let wait = pacedUntil.map { $0 - now } ?? 0
         if wait > 0, !run.toldPacing {
             run.toldPacing = true
             logger.info(

@@ -99,11 +99,12 @@ extension Feed {
         let cost = schedule.callsPerPlace
         let affordable = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
         guard affordable > 0 else {
-            if showPacing(pacedUntil(run, now: now)) || run.hasUnrendered {
+            let paced = pacedUntil(run, now: now)
+            if showPacing(paced) || run.hasUnrendered {
                 run.hasUnrendered = false
                 recorder.render(now: now)
             }
-            return armNextBatch(of: run, now: now)
+            return armNextBatch(of: run, pacedUntil: paced, now: now)
         }
         let began = DispatchTime.now()
         let taken = Array(run.pending.prefix(affordable))
@@ -181,7 +182,8 @@ extension Feed {
         run.hasUnrendered = false
         // The refresh's duration is on the page rendered when its last batch is in.
         if quiet == nil, run.pending.isEmpty { recorder.recordRefresh(seconds: run.busySeconds) }
-        showPacing(quiet == nil ? pacedUntil(run, now: now) : nil)
+        let paced = quiet == nil ? pacedUntil(run, now: now) : nil
+        showPacing(paced)
         recorder.render(now: now)
         self.run = run
         armStaleTimer()
@@ -190,7 +192,7 @@ extension Feed {
         } else if run.pending.isEmpty {
             finish(run)
         } else {
-            armNextBatch(of: run, now: now)
+            armNextBatch(of: run, pacedUntil: paced, now: now)
         }
     }
 
