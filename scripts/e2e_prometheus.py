@@ -23,7 +23,7 @@ is stopped on exit:
      firing (keep_firing_for); every shipped rule group is loaded and evaluates cleanly;
   5b. per-place thresholds (THRESHOLD_PLACES): Berlin has `alerts: {frost: "3 °C", heat: off}`,
      Oslo (°F only) the defaults; both forecast a 2 °C minimum and a 45 °C maximum tomorrow:
-     the frost alert fires for Berlin only, the heat alert for Oslo only;
+     the frost alert fires for Berlin only, the heat alert for Oslo only, its text in °F;
   5c. air quality (`air_quality:` from the same fake, whose European index peaks at 64 for every
      place): CloudyAirQualityForecast fires for Berlin (`alerts: {air_quality: 60}`) and for no
      place on the default 100;
@@ -741,8 +741,12 @@ def thresholds(prometheus, fake, places, firing_budget):
            f"the override: {description!r}")
     else:
         fail(f"CloudyFrostForecast for {custom}: description {description!r}, want 2 °C and the 3 °C threshold")
-    ok(f"CloudyHeatForecast firing for {default} (default 30 °C): "
-       f"{heat_alerts[default]['annotations'].get('description', '')!r}")
+    # The default place exposes only °F: its text speaks °F, the threshold converted (30 °C = 86 °F).
+    description = heat_alerts[default]["annotations"].get("description", "")
+    if "is 113 °F," in description and "heat threshold of 86 °F" in description:
+        ok(f"CloudyHeatForecast firing for {default} (default 30 °C, the place in °F): {description!r}")
+    else:
+        fail(f"CloudyHeatForecast for {default}: description {description!r}, want 113 °F and the 86 °F threshold")
 
     # Both forecasts are in Prometheus and the rules have evaluated them: the twins stay quiet.
     both = (f'count(weather_forecast_daily_temperature_min_celsius{{job="cloudy",location="{custom}",day="1"}} == 2)'
