@@ -148,7 +148,7 @@ extension AirQualityFeedTests {
         var keyed = config
         keyed.provider.apiKey = Secret("customer-key")
         let feed = try XCTUnwrap(airQuality)
-        weak var replaced = feed.feed
+        weak let replaced = feed.feed
         feed.apply(keyed, previous: config)
         replaced?.waitForQueuedWork()  // its stop, queued by the reload
         XCTAssertNil(replaced, "nothing holds the feed a reload stopped")

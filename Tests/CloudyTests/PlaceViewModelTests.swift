@@ -88,6 +88,15 @@ final class StatusViewModelTests: XCTestCase {
         XCTAssertNil(shown.weather)
     }
 
+    func testWaitingWhilePacedSaysWhenItsBatchGoes() {
+        var status = PlaceStatus(place: place)
+        status.pacedUntil = now + 51
+        XCTAssertEqual(
+            card(status).stateDetail,
+            "waiting for the first refresh; the next batch goes at \(QuietPeriod.utcTime(now + 51)), "
+                + "paced to stay within the provider's quota")
+    }
+
     func testAbsentValuesAreDashes() throws {
         let status = PlaceStatus(
             place: place, snapshot: PlaceSnapshots.sparse, lastSuccess: now, lastAttempt: now)

@@ -31,6 +31,11 @@ public struct Readiness: Sendable, Equatable {
             .joined(separator: "\n")
     }
 
+    /// While a paced refresh waits for room in the provider's quota: when its next batch goes.
+    static func pacedNote(_ until: Double) -> String {
+        "the next batch goes at \(QuietPeriod.utcTime(until)), paced to stay within the provider's quota"
+    }
+
     /// `error`, followed by the quiet period when one is in force and `error` does not say it.
     static func withQuietPeriod(_ error: String, _ quiet: QuietPeriod?) -> String {
         guard let quiet, error != quiet.description else { return error }
@@ -42,9 +47,7 @@ public struct Readiness: Sendable, Equatable {
         let quiet = statuses.lazy.compactMap(\.quietPeriod).first
         let waiting = statuses.filter { $0.lastAttempt == nil }.count
         if waiting > 0 {
-            let paced = statuses.lazy.compactMap(\.pacedUntil).first.map {
-                "; the next batch goes at \(QuietPeriod.utcTime($0)), paced to stay within the provider's quota"
-            }
+            let paced = statuses.lazy.compactMap(\.pacedUntil).first.map { "; " + pacedNote($0) }
             return "waiting for the first refresh of \(waiting) of \(statuses.count) places"
                 + (quiet.map { "; " + $0.description } ?? paced ?? "")
         }

@@ -54,7 +54,8 @@ public struct StatusViewModel: Sendable {
         let quiet = status.quietPeriod
         if status.lastAttempt == nil {
             state = .waiting
-            stateDetail = "waiting for the first refresh" + (quiet.map { "; " + $0.description } ?? "")
+            let paced = status.pacedUntil.map(Readiness.pacedNote)
+            stateDetail = "waiting for the first refresh" + ((quiet?.description ?? paced).map { "; " + $0 } ?? "")
         } else if status.snapshot != nil, fresh == nil, let lastSuccess = status.lastSuccess {
             state = .stale
             stateDetail =
