@@ -149,3 +149,38 @@ extension QuotaStateTests {
         XCTAssertEqual(account.ledger.entries.map(\.calls), [2.9], "the ledger itself counts what was spent")
     }
 }
+
+extension QuotaStateTests {
+    /// A quota.json that cannot be written is a warning when it starts and when its reason
+    /// changes, not twice a batch; writing it again is said once.
+    func testAFileThatCannotBeWrittenIsSaidOnceUntilItChanges() throws {
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "http://127.0.0.1:1", quota: Quota(limits: [.hour: 100]), file: file,
+            now: 1_000, logger: rig.log.logger)
+        // A directory where the temporary file goes: open(2) fails with EISDIR, even for root.
+        let blocker = file.appendingPathExtension("tmp")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        func batch(at time: Double) {
+            XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 1, at: time), 1)
+            account.settle(places: 1, callsPerPlace: 1, spent: 1, at: time + 1)
+        }
+        for minute in 0..<3 { batch(at: 1_000 + Double(minute) * 60) }
+        let warnings = rig.log.entries(containing: "cannot keep the quota state")
+        XCTAssertEqual(warnings.count, 1, "six failed writes, one warning")
+        XCTAssertEqual(warnings.first?.level, .warning)
+        XCTAssertTrue("\(warnings.first?.metadata["error"] ?? "")".contains("Is a directory"), "\(warnings)")
+
+        try FileManager.default.removeItem(at: blocker)
+        batch(at: 1_200)
+        XCTAssertEqual(rig.log.entries(containing: "the quota state is kept again").count, 1)
+        let kept = QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:1", logger: rig.log.logger)
+        XCTAssertEqual(
+            try XCTUnwrap(kept).ledger.spent(inLast: 3600, at: 1_300), 4, accuracy: 1e-9,
+            "every call, those of the failed writes too")
+
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        batch(at: 1_300)
+        XCTAssertEqual(rig.log.entries(containing: "cannot keep the quota state").count, 2, "failing again is news")
+        XCTAssertEqual(rig.log.entries(containing: "the quota state is kept again").count, 1)
+    }
+}

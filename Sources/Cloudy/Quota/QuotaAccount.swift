@@ -24,6 +24,8 @@ public final class QuotaAccount: Sendable {
         /// When the latest batch out went.
         var reservedAt = 0.0
         var quietPeriod: QuietPeriod?
+        /// Why the last write of the file failed; nil when it worked (or none was tried).
+        var saveFailure: String?
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
@@ -88,7 +90,7 @@ public final class QuotaAccount: Sendable {
             state.url = url
             state.ledger = CallLedger()
             state.quietPeriod = nil
-            save(state)
+            save(&state)
             return true
         }
     }
@@ -114,7 +116,7 @@ public final class QuotaAccount: Sendable {
             if !state.quota.limits.isEmpty, taken > 0 {
                 state.reserved += Double(taken) * callsPerPlace
                 state.reservedAt = now
-                save(state)
+                save(&state)
             }
             return taken
         }
@@ -132,7 +134,7 @@ public final class QuotaAccount: Sendable {
                 state.reserved = left < 1e-9 ? 0 : left
             }
             state.ledger.record(spent, at: now, keeping: state.horizon)
-            if !state.quota.limits.isEmpty { save(state) }
+            if !state.quota.limits.isEmpty { save(&state) }
         }
     }
 
@@ -154,7 +156,7 @@ public final class QuotaAccount: Sendable {
             if let longer = state.quietPeriod, longer.until > until { return longer }
             let period = QuietPeriod(provider: state.provider, reason: reason, until: until)
             state.quietPeriod = period
-            save(state)
+            save(&state)
             return period
         }
         // Each observer only queues work of its own: it is called under this lock.
@@ -190,7 +192,7 @@ public final class QuotaAccount: Sendable {
         state.withLockedValue { state -> QuietPeriod? in
             guard let quiet = state.quietPeriod, now >= quiet.until else { return nil }
             state.quietPeriod = nil
-            save(state)
+            save(&state)
             return quiet
         }
     }
@@ -198,14 +200,29 @@ public final class QuotaAccount: Sendable {
     /// Keeps the ledger and the quiet period in `file` for the next start, with the batches out
     /// counted as spent: a crash before their answers (a crash loop) must not spend them again.
     /// Called under the lock, so the file always ends with the latest state when two feeds write
-    /// at once.
-    private func save(_ state: State) {
+    /// at once. A failure is a warning when it starts or its reason changes, not on each of the
+    /// two writes of every batch; writing again after it is said once too.
+    private func save(_ state: inout State) {
         guard let file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.
         let ledger = state.ledgerWithBatchesOut(at: max(state.reservedAt, state.ledger.entries.last?.time ?? 0))
-        QuotaState(provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod)
-            .save(to: file, logger: logger)
+        do {
+            try QuotaState(provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod)
+                .write(to: file)
+            if state.saveFailure != nil {
+                logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])
+            }
+            state.saveFailure = nil
+        } catch {
+            let reason = "\(error)"
+            if state.saveFailure != reason {
+                logger.warning(
+                    "cannot keep the quota state; calls spent are forgotten on restart (said again only when the reason changes)",
+                    metadata: ["file": "\(file.path)", "error": "\(reason)"])
+            }
+            state.saveFailure = reason
+        }
     }
 }
 

@@ -52,15 +52,9 @@ struct QuotaState: Codable, Equatable {
         }
     }
 
-    /// Writes the state to `file` (`StorageFile`); a failure is logged.
-    func save(to file: URL, logger: Logger) {
-        do {
-            try StorageFile.write(JSONEncoder().encode(self), to: file)
-        } catch {
-            logger.warning(
-                "cannot keep the quota state; calls spent are forgotten on restart",
-                metadata: ["file": "\(file.path)", "error": "\(error)"])
-        }
+    /// Writes the state to `file` (`StorageFile`).
+    func write(to file: URL) throws {
+        try StorageFile.write(JSONEncoder().encode(self), to: file)
     }
 }
 
