@@ -120,7 +120,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// interval; a paced refresh under way then asks its places still waiting and the new ones,
     /// not its first places again. A reload that changed neither (only units, thresholds, or
     /// places removed) keeps the schedule: a paced refresh goes on without the removed places, an
-    /// armed fast network retry stays. So reloading is no way around fair use.
+    /// armed fast network retry stays; its next batch moves only when the quota changed. So
+    /// reloading is no way around fair use.
     public func apply(_ schedule: FeedSchedule, source: (any FeedSource<Report>)?, restart: Bool) {
         queue.async {
             let previous = self.schedule
@@ -164,6 +165,14 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                 // A fast retry armed stays: the network is still awaited. So does the refresh an
                 // earlier reload armed for the places a paced refresh had not asked yet.
                 self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
+            } else if let run = self.run, !run.waitsForQuietPeriod {
+                // A paced refresh waits for room in a quota the reload may have changed: its next
+                // batch goes when the new one has room (at once, if it has now).
+                let paced = self.pacedUntil(run, now: now)
+                if self.showPacing(paced) {
+                    self.recorder.render(now: now)
+                    self.armNextBatch(of: run, pacedUntil: paced, now: now)
+                }
             }
         }
     }
