@@ -78,7 +78,7 @@ final class AirQualityDecodingTests: XCTestCase {
     func testAnErrorEntryFailsItsPlaceAloneAndAWrongCountFailsTheBatch() throws {
         let body = """
             [{"error":true,"reason":"Cannot initialize CamsVariable"},
-             {"current":{"time":1781524800,"european_aqi":12}}]
+             {"current":{"time":1781524800,"european_aqi":12},"hourly":{"time":[1781524800],"european_aqi":[12]}}]
             """
         let outcomes = OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin, newYork], forecast: forecast)
         XCTAssertEqual(outcomes[0].failureMessage, "open-meteo-air-quality: Cannot initialize CamsVariable")
@@ -89,9 +89,25 @@ final class AirQualityDecodingTests: XCTestCase {
             Array(repeating: "open-meteo-air-quality: answer has 2 entries for 3 places", count: 3))
     }
 
+    /// Both sections are always asked for: an entry without one fails its place, rather than
+    /// leaving it up without its pollen and forecast indices (or without any current value).
+    func testAnEntryLackingASectionFailsItsPlace() throws {
+        let body = """
+            [{"current":{"time":1781524800,"european_aqi":12}},
+             {"hourly":{"time":[1781524800],"european_aqi":[12]}}]
+            """
+        let outcomes = OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin, newYork], forecast: forecast)
+        XCTAssertEqual(
+            outcomes.map(\.failureMessage),
+            [
+                "open-meteo-air-quality: answer lacks the hourly section",
+                "open-meteo-air-quality: answer lacks the current section",
+            ])
+    }
+
     func testAnUnknownConcentrationUnitIsNoSample() throws {
         let body = """
-            {"current_units":{"pm10":"ppm"},"current":{"time":1781524800,"pm10":14.2,"pm2_5":8.4}}
+            {"current_units":{"pm10":"ppm"},"current":{"time":1781524800,"pm10":14.2,"pm2_5":8.4},"hourly":{"time":[]}}
             """
         let report = try OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].get()
         XCTAssertNil(report.concentrations[.pm10])

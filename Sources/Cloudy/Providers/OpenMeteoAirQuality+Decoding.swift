@@ -63,7 +63,8 @@ struct OpenMeteoAirQualityAnswer {
         }
     }
 
-    /// The report this answer gives, or why it gives none (an error entry, no current section).
+    /// The report this answer gives, or why it gives none (an error entry, no current or hourly
+    /// section).
     func report(forecast: ForecastSettings) -> Result<AirQualityReport, WeatherFetchError> {
         let source = OpenMeteoAirQuality.sourceName
         if let reason, error == true { return .failure(WeatherFetchError("\(source): " + String(reason.prefix(200)))) }
@@ -76,7 +77,12 @@ struct OpenMeteoAirQualityAnswer {
                 Self.gramsPerCubicMeter($0, declared: current_units?[pollutant.rawValue])
             }
         }
-        guard let times = hourly?.time?.values, let now else { return .success(report) }
+        // Always asked for (the hourly indices and all the pollen): an answer without it would
+        // drop them while the place stayed up.
+        guard let times = hourly?.time?.values else {
+            return .failure(WeatherFetchError("\(source): answer lacks the hourly section"))
+        }
+        guard let now else { return .success(report) }
         let hours = steps(times, now: now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
         for plant in Plant.allCases {
             report.pollen[plant] = hours.first { $0.ahead == 0 }.flatMap { pollen(plant, at: $0.index) }
