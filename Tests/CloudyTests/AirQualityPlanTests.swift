@@ -73,9 +73,30 @@ final class AirQualityPlanTests: XCTestCase {
         XCTAssertEqual(RefreshPlan(config).alongside, [])
         XCTAssertEqual(
             config.airQuality?.ownQuota, Quota(limits: [.minute: 60, .month: 1_000_000]))
-        // Both self-hosted (a test fake): one account, no quota.
+        // Both on one self-hosted server (a test fake): one account, no quota.
         config.provider = ProviderSettings(url: "http://127.0.0.1:8080")
         config.airQuality = AirQualitySettings(url: "http://127.0.0.1:8080")
         XCTAssertEqual(AirQualityFeed.spending(config), .weather)
+        config.provider = ProviderSettings(url: "http://Weather.internal./forecast")
+        config.airQuality = AirQualitySettings(url: "http://weather.internal:80")
+        XCTAssertEqual(AirQualityFeed.spending(config), .weather, "one server, however it is written")
+    }
+
+    /// Two servers of one's own limit nothing together: a quota 429 from one does not quiet
+    /// the other, and they are not planned as one.
+    func testTwoSelfHostedServersKeepAccountsOfTheirOwn() {
+        var config = publicOpenMeteo(places: 10)
+        for (forecast, airQuality) in [
+            ("http://127.0.0.1:19201", "http://127.0.0.2:19201"),
+            ("http://127.0.0.1:19201", "http://127.0.0.1:19206"),
+            ("https://weather.internal", "http://weather.internal"),
+            ("http://forecast.internal", "http://aq-mirror.internal"),
+        ] {
+            config.provider = ProviderSettings(url: forecast)
+            config.airQuality = AirQualitySettings(url: airQuality)
+            XCTAssertEqual(
+                AirQualityFeed.spending(config), .own(.openMeteo, url: airQuality), "\(forecast), \(airQuality)")
+            XCTAssertEqual(RefreshPlan(config).alongside, [])
+        }
     }
 }

@@ -86,13 +86,26 @@ public struct ProviderSettings: Sendable, Equatable {
     /// Whether `url` names `defaultURL`'s host, by http or https, on any port, with or without
     /// a path (`https://api.open-meteo.com:443/` is the public host too).
     static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {
-        func host(_ url: String) -> String? {
-            guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return nil }
-            if host.hasSuffix(".") { host.removeLast() }
-            return host
-        }
         guard let publicHost = host(defaultURL) else { return false }
         return host(url) == publicHost
+    }
+
+    /// Whether two URLs name one server: the same host on the same port (the scheme's own
+    /// when none is written), whatever their paths.
+    static func isSameServer(_ url: String, _ other: String) -> Bool {
+        func port(_ url: String) -> Int? {
+            guard let components = URLComponents(string: url) else { return nil }
+            return components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        }
+        guard let host = host(url) else { return false }
+        return host == Self.host(other) && port(url) == port(other)
+    }
+
+    /// The URL's host in lower case without a trailing dot; nil when it names none.
+    private static func host(_ url: String) -> String? {
+        guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasSuffix(".") { host.removeLast() }
+        return host
     }
 }
 

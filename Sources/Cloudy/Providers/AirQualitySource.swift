@@ -35,12 +35,16 @@ extension AirQualitySettings {
 
     /// Whether the calls spend the weather `provider`'s quota, so both feeds plan and pace on
     /// one `QuotaAccount`: Open-Meteo's free hosts count the forecast and the air quality on one
-    /// limit per client (docs/providers.md), and both hosts are free or both are not;
-    /// OpenWeatherMap's air pollution spends the provider's key.
+    /// limit per client (docs/providers.md), so both on the free hosts share, and so do both on
+    /// one self-hosted server (it serves every API); two servers of one's own limit nothing
+    /// together. OpenWeatherMap's air pollution spends the provider's key.
     public func sharesQuota(with provider: ProviderSettings) -> Bool {
         guard provider.name == quotaOwner else { return false }
         switch source {
-        case .openMeteo: return provider.isPublicHost == isPublicHost && provider.apiKey == nil
+        case .openMeteo:
+            guard provider.apiKey == nil else { return false }
+            if provider.isPublicHost || isPublicHost { return provider.isPublicHost && isPublicHost }
+            return ProviderSettings.isSameServer(provider.url, url)
         // One Call's subscription counts One Call only; the Air Pollution API is on the free plan.
         case .openWeatherMap: return !provider.oneCall
         }
