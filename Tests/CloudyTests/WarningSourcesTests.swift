@@ -62,8 +62,18 @@ final class WarningSourcesTests: XCTestCase {
         }
         try answer(.ok, fixture: "brightsky-alerts.json")
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "not GeoJSON")
-        try answer(.notFound, fixture: nil)
+        // The service's own 404 is a problem document; another server's page is a failure.
+        reply.withLockedValue {
+            $0 = (
+                .notFound, [("Content-Type", "application/problem+json")],
+                Array(#"{"type":"https://api.weather.gov/problems/NotFound","title":"Not Found","status":404}"#.utf8)
+            )
+        }
         XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
+        reply.withLockedValue { $0 = (.notFound, [("Content-Type", "text/html")], Array("<h1>Not Found</h1>".utf8)) }
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "a wrong url:") {
+            XCTAssertEqual("\($0)", "nws: HTTP 404")
+        }
     }
 
     func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {

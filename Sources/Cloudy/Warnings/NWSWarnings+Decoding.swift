@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parts of the NWS GeoJSON answer Cloudy reads. Every property but `id` is optional: the
 /// service has added fields over time, and an alert with an odd field is still an alert.
 struct NWSAlerts: Decodable {
@@ -53,5 +55,18 @@ struct NWSAlerts: Decodable {
                 onset: (alert.onset ?? alert.effective).flatMap(ISOTime.parse),
                 expires: (alert.ends ?? alert.expires).flatMap(ISOTime.parse))
         }
+    }
+}
+
+/// The service's own error answer, an RFC 7807 problem document (`type`, `title`, `status`…).
+struct NWSProblem: Decodable {
+    let type: String?
+    let title: String?
+
+    /// Whether a 404 is the service's (a problem document), as it may answer a point outside its
+    /// area; another 404 (a wrong `url:`, a proxy's page) is no answer from it.
+    static func isServiceAnswer(_ body: [UInt8]) -> Bool {
+        guard let problem = try? JSONDecoder().decode(NWSProblem.self, from: Data(body)) else { return false }
+        return problem.type != nil || problem.title != nil
     }
 }

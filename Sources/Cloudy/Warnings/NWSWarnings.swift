@@ -4,7 +4,7 @@ import Logging
 /// (GeoJSON). The service asks for no more than one request per 30 s per point and refuses a
 /// request without a User-Agent (403). Its answer for a point outside its area is not
 /// documented: an empty list most likely, a 404 problem document possibly; both are read as
-/// no warnings.
+/// no warnings. Any other 404 (a wrong `url:` answered by another server) is a failure.
 public struct NWSWarnings: WarningSource {
     public let name = WarningSourceName.nws
     let upstream: Upstream
@@ -27,7 +27,7 @@ public struct NWSWarnings: WarningSource {
         get(url(for: place), from: upstream, accept: "application/geo+json") { response in
             switch response.status {
             case 200: return decode(NWSAlerts.self, response) { $0.warnings }
-            case 404: return .success([])  // a point outside the service's area
+            case 404 where NWSProblem.isServiceAnswer(response.body): return .success([])  // outside its area
             case 403: return .failure(refusal(response, from: upstream, hint: "NWS refuses this User-Agent"))
             default: return .failure(refusal(response, from: upstream))
             }
