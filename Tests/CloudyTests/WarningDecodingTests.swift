@@ -46,6 +46,27 @@ final class WarningDecodingTests: XCTestCase {
         XCTAssertEqual(warnings.map(\.severity), [.extreme], "with the update's contents")
     }
 
+    /// Two in force from one original (a Wind Advisory and the High Wind Warning it grew into,
+    /// both listed) are two warnings under their own ids, in either order; neither hides the
+    /// other. A message that names no sender has an empty one.
+    func testNWSTwoUpdatesOfOneMessageInForceStayTwoWarnings() throws {
+        func update(_ id: String, _ event: String, _ severity: String) -> String {
+            #"{"properties":{"id":""# + id + #"","status":"Actual","messageType":"Update","event":""# + event
+                + #"","severity":""# + severity
+                + #"","references":[{"identifier":"o","sent":"2026-06-15T10:00:00-04:00"}]}}"#
+        }
+        let advisory = update("e", "Wind Advisory", "Moderate")
+        let warning = update("f", "High Wind Warning", "Severe")
+        for features in [[advisory, warning], [warning, advisory]] {
+            let body = #"{"features":["# + features.joined(separator: ",") + "]}"
+            let warnings = try WeatherAPI.decode(NWSAlerts.self, from: Array(body.utf8), as: "nws").get().warnings
+            XCTAssertEqual(
+                Set(warnings.map { $0.id + " " + $0.event }), ["e Wind Advisory", "f High Wind Warning"])
+            XCTAssertEqual(Set(warnings.map(\.severity)), [.moderate, .severe])
+            XCTAssertEqual(warnings.map(\.sender), ["", ""])
+        }
+    }
+
     func testMETNorwayColoursBecomeCAPSeverityByItsOwnSeverityField() throws {
         let warnings = try decode(METAlerts.self, "met-norway-metalerts.json").warnings
         XCTAssertEqual(warnings.map(\.id), ["2.49.0.1.578.0.20260615064512.018", "2.49.0.1.578.0.20260614093012.041"])

@@ -36,22 +36,28 @@ struct NWSAlerts: Decodable {
     /// The alerts in force: actual ones (no tests, exercises or drafts), no cancellations, and
     /// no message another one in the answer updates. An update carries the id of the first
     /// message of its chain (the earliest it references), so the warning keeps one series
-    /// across its updates. Its window is the hazard's: `onset ?? effective` to `ends ?? expires`
-    /// (`expires` alone is when this message lapses, sometimes before the hazard begins).
+    /// across its updates; two in force that both stem from one message (an advisory and the
+    /// warning it grew into, both listed) keep their own ids instead, so neither hides the
+    /// other. Its window is the hazard's: `onset ?? effective` to `ends ?? expires` (`expires`
+    /// alone is when this message lapses, sometimes before the hazard begins).
     var warnings: [WeatherWarning] {
         let actual = features.map(\.properties).filter { $0.status == nil || $0.status == "Actual" }
         let replaced = Set(actual.flatMap { $0.references ?? [] }.map(\.identifier))
-        return actual.filter { !replaced.contains($0.id) && $0.messageType != "Cancel" }.map { alert in
-            let first = (alert.references ?? []).min {
+        let inForce = actual.filter { !replaced.contains($0.id) && $0.messageType != "Cancel" }
+        let chains = inForce.map { alert in
+            (alert.references ?? []).min {
                 ($0.sent.flatMap(ISOTime.parse) ?? 0) < ($1.sent.flatMap(ISOTime.parse) ?? 0)
-            }
-            return WeatherWarning(
-                id: first?.identifier ?? alert.id, source: WarningSourceName.nws.rawValue,
+            }?.identifier ?? alert.id
+        }
+        let shared = Dictionary(chains.map { ($0, 1) }, uniquingKeysWith: +).filter { $0.value > 1 }
+        return zip(inForce, chains).map { alert, chain in
+            WeatherWarning(
+                id: shared[chain] == nil ? chain : alert.id, source: WarningSourceName.nws.rawValue,
                 event: alert.event ?? "", severity: WarningSeverity(cap: alert.severity ?? ""),
                 urgency: (alert.urgency ?? "unknown").lowercased(),
                 certainty: (alert.certainty ?? "unknown").lowercased(),
                 headline: alert.headline ?? alert.event ?? "", description: alert.description ?? "",
-                instruction: alert.instruction ?? "", sender: alert.senderName ?? "NWS",
+                instruction: alert.instruction ?? "", sender: alert.senderName ?? "",
                 onset: (alert.onset ?? alert.effective).flatMap(ISOTime.parse),
                 expires: (alert.ends ?? alert.expires).flatMap(ISOTime.parse))
         }
