@@ -108,6 +108,14 @@ final class WarningPagesTests: XCTestCase {
         XCTAssertEqual(landing.components(separatedBy: "warning-mark").count - 1, 1, "Brussels has no mark")
     }
 
+    func testAnOpenEndedWarningIsInForceUntilFurtherNotice() throws {
+        var board = WarningBoard()
+        let open = WeatherWarning(id: "n-1", source: "nws", event: "Wind", severity: .severe, onset: now - 600)
+        board.record(place: "New York", source: "nws", .success([open]), at: now - 60)
+        let page = String(buffer: try XCTUnwrap(render(board, places: [newYork]).html.places["New York"]))
+        XCTAssertTrue(page.contains("<div><dt>Until</dt><dd>further notice</dd></div>"), page)
+    }
+
     func testAlertsCarriedInTheWeatherAnswerAreASourceToo() throws {
         var config = Config(provider: ProviderSettings(name: .openWeatherMap), places: [brussels])
         config.warnings = WarningSettings()

@@ -17,7 +17,7 @@ public struct WarningsViewModel: Sendable {
         public let headline: String
         /// "Tue 16 Jun 12:00" (or "12:00 PM") in the place's time; "–" when the source gave none.
         public let onset: String
-        /// As `onset`; "until further notice" when open-ended.
+        /// As `onset`; "further notice" when open-ended (the page says "Until" before it).
         public let expires: String
         public let description: String
         public let instruction: String?
@@ -41,7 +41,7 @@ public struct WarningsViewModel: Sendable {
                 headline: WarningFamilies.label(warning.headline),
                 onset: Self.time(warning.onset, offset: offset, notation),
                 expires: warning.expires == nil
-                    ? "until further notice" : Self.time(warning.expires, offset: offset, notation),
+                    ? "further notice" : Self.time(warning.expires, offset: offset, notation),
                 description: warning.description, instruction: warning.instruction.isEmpty ? nil : warning.instruction,
                 issuer: (warning.sender.isEmpty ? "" : warning.sender + " via ") + warning.source)
         }
