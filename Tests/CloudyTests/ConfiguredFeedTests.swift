@@ -117,7 +117,9 @@ final class ConfiguredFeedTests: XCTestCase {
             "an added place waits for the back-off too")
         rig.clock.advance(by: 600)
         XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1", "Place 2"])
-        XCTAssertEqual(rig.log.entries(containing: "provider failing; backing off").count, 2)
+        let backingOff = rig.log.entries(containing: "provider failing; backing off")
+        XCTAssertEqual(backingOff.map { $0.metadata["provider"] }, ["echo", "echo"], "which upstream backs off")
+        XCTAssertEqual(rig.log.entries(containing: "place refresh failed").first?.metadata["provider"], "echo")
     }
 
     /// A place the source does not ask (outside its area) gets no request and no outcome, and

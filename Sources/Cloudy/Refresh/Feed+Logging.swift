@@ -17,7 +17,11 @@ extension Feed {
             case .network where run.retriesNetwork:
                 continue
             default:
-                logger.warning("place refresh failed", metadata: ["location": "\(name)", "reason": "\(error.message)"])
+                logger.warning(
+                    "place refresh failed",
+                    metadata: [
+                        "location": "\(name)", "provider": "\(source.providerLabel)", "reason": "\(error.message)",
+                    ])
             }
         }
     }

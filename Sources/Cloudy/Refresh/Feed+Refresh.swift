@@ -238,7 +238,7 @@ extension Feed {
                 logger.info(
                     "provider failing; backing off",
                     metadata: [
-                        "consecutive_failures": "\(backoffState.failures)",
+                        "provider": "\(source.providerLabel)", "consecutive_failures": "\(backoffState.failures)",
                         "next_attempt_in_seconds":
                             "\(SampleValue.format((backoffState.nextRefresh(after: now) - now).rounded()))",
                     ])
