@@ -86,8 +86,8 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertThrowsError(try ConfigLoader.parse(yaml: darkSky)) { error in
             XCTAssertEqual(
                 (error as? ConfigError)?.description,
-                "config:2: air_quality.source: openweathermap takes the key of provider openweathermap; "
-                    + "with dark-sky use open-meteo")
+                "config:2: air_quality.source: openweathermap spends the API key of provider openweathermap; "
+                    + "with provider dark-sky use source: open-meteo")
         }
     }
 
