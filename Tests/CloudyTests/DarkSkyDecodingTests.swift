@@ -98,7 +98,7 @@ final class DarkSkyDecodingTests: XCTestCase {
         XCTAssertEqual(today.date, 1_781_496_000, "local midnight")
         XCTAssertEqual(today.temperatureMaxCelsius, 29.5)
         XCTAssertEqual(today.temperatureMinCelsius, 21.1)
-        XCTAssertEqual(try XCTUnwrap(today.precipitationSumMeters), 0.38 * 24 / 1000, accuracy: 1e-12)
+        XCTAssertEqual(today.precipitationSumMeters, 0.00912, "0.38 mm/h for 24 h, with no binary noise")
         XCTAssertEqual(today.precipitationProbabilityRatio, 0.86)
         XCTAssertEqual(today.uvIndexMax, 7.15)
         XCTAssertEqual(today.conditionCode, 95, "thunderstorm")
@@ -108,7 +108,7 @@ final class DarkSkyDecodingTests: XCTestCase {
         XCTAssertNil(today.windGustMaxMetersPerSecond)
         XCTAssertEqual(days[1].conditionCode, 0)
         XCTAssertEqual(days[1].precipitationSumMeters, 0)
-        XCTAssertEqual(try XCTUnwrap(days[2].precipitationSumMeters), 0.57 * 24 / 1000, accuracy: 1e-12)
+        XCTAssertEqual(days[2].precipitationSumMeters, 0.01368)
         XCTAssertEqual(days[2].temperatureMaxCelsius, 32.3)
         XCTAssertEqual(try decode(try fixture(), settings: ForecastSettings(days: 2, hours: 24)).daily.count, 2)
     }

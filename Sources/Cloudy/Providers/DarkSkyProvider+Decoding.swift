@@ -100,12 +100,13 @@ struct DarkSkyAnswer: Decodable {
             guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset(time + 43_200)),
                 date - today >= 0, date - today < days
             else { return nil }
-            // The day's mean intensity (mm/h of liquid water) over its 24 hours; Dark Sky's
-            // `precipAccumulation` is snowfall depth, not water.
+            // The day's mean intensity (mm/h of liquid water) over its 24 hours, to a micrometre
+            // (0.38 × 24 is 9.120000000000001 in binary: the page would show the noise); Dark
+            // Sky's `precipAccumulation` is snowfall depth, not water.
             return DailyForecast(
                 daysAhead: date - today, date: time,
                 temperatureMaxCelsius: point.temperatureMax, temperatureMinCelsius: point.temperatureMin,
-                precipitationSumMeters: point.precipIntensity.map { $0 * 24 / 1000 },
+                precipitationSumMeters: point.precipIntensity.map { ($0 * 24 * 1000).rounded() / 1_000_000 },
                 precipitationProbabilityRatio: point.precipProbability,
                 uvIndexMax: point.uvIndex, conditionCode: point.conditionCode,
                 sunrise: point.sunriseTime, sunset: point.sunsetTime)
