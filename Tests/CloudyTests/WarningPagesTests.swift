@@ -51,15 +51,27 @@ final class WarningPagesTests: XCTestCase {
             ], "Brussels, outside every area, has no warning series")
     }
 
-    func testNoWarningIsZeroForEverySeverityAndADownSourceIsZero() throws {
+    /// An answer with no warning is 0 for every severity, and stays so while a later ask fails
+    /// (the list is kept until stale). Before the first answer, and once the list is stale, how
+    /// many are in force is not known: no count, only weather_warnings_up.
+    func testNoWarningIsZeroForEverySeverityWhileAListIsKnown() throws {
+        func counts(_ board: WarningBoard) -> [String] {
+            warningLines(text(render(board, places: [newYork]))).filter { $0.hasPrefix("weather_warnings{") }
+        }
         var board = WarningBoard()
         board.record(place: "New York", source: "nws", .failure(WeatherFetchError("nws: HTTP 503")), at: now - 60)
+        XCTAssertEqual(counts(board), [], "never answered")
         let lines = warningLines(text(render(board, places: [newYork])))
-        XCTAssertEqual(
-            lines.filter { $0.hasPrefix("weather_warnings{") }.map { $0.hasSuffix(" 0") },
-            Array(repeating: true, count: 5))
         XCTAssertTrue(lines.contains(#"weather_warnings_up{location="New York",source="nws"} 0"#))
         XCTAssertFalse(lines.contains { $0.hasPrefix("weather_warning_info") })
+
+        board.record(place: "New York", source: "nws", .success([]), at: now - 120)
+        board.record(place: "New York", source: "nws", .failure(WeatherFetchError("nws: HTTP 503")), at: now - 60)
+        XCTAssertEqual(counts(board).map { $0.hasSuffix(" 0") }, Array(repeating: true, count: 5), "the kept list")
+
+        var stale = WarningBoard()
+        stale.record(place: "New York", source: "nws", .success([]), at: now - 86_400 * 30)
+        XCTAssertEqual(counts(stale), [], "the last list is stale")
     }
 
     /// Quotes, backslashes, newlines, markup and 5,000 characters in every text a source sends.

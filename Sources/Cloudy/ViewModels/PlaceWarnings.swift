@@ -10,6 +10,9 @@ public struct PlaceWarnings: Sendable {
     public let carried: (source: String, isUp: Bool)?
     /// Most severe first.
     public let inForce: [WeatherWarning]
+    /// Whether any of its sources has a list for it now (answered, and not stale): without one,
+    /// how many warnings are in force is not known, which is not 0.
+    public let isKnown: Bool
 
     public init(
         status: PlaceStatus, settings: WarningSettings, provider: ProviderName, board: WarningBoard, now: Double,
@@ -18,10 +21,13 @@ public struct PlaceWarnings: Sendable {
         place = status.place.name
         sources = settings.sources(for: status.locatedPlace).map(\.name.rawValue)
         var inForce = board.inForce(place: place, sources: sources, now: now, staleAfter: staleAfter)
+        var isKnown = board.knows(place: place, sources: sources, now: now, staleAfter: staleAfter)
         // Alerts inside the weather answer live and go stale with it, and leave at their expiry.
         if status.snapshot?.warnings != nil {
             carried = (provider.rawValue, status.isUp)
-            let fresh = status.freshSnapshot(now: now, staleAfter: staleAfter)?.warnings ?? []
+            let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter)
+            if snapshot != nil { isKnown = true }
+            let fresh = snapshot?.warnings ?? []
             // One series per id, even if the provider lists an alert twice.
             var seen = Set<String>()
             inForce += fresh.filter { warning in
@@ -32,5 +38,6 @@ public struct PlaceWarnings: Sendable {
             carried = nil
         }
         self.inForce = inForce
+        self.isKnown = isKnown
     }
 }

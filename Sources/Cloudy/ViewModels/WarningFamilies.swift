@@ -27,7 +27,9 @@ enum WarningFamilies {
         let (place, sources, carried, inForce) = (warnings.place, warnings.sources, warnings.carried, warnings.inForce)
         guard !sources.isEmpty || carried != nil else { return }
         let location = ("location", place)
-        for severity in WarningSeverity.allCases {
+        // Counted only while a list is known: before the first answer, and once the last one is
+        // stale, "no warnings" would be a claim nobody made.
+        for severity in WarningSeverity.allCases where warnings.isKnown {
             let count = inForce.count { $0.severity == severity }
             page.add(perSeverity, labels: [location, ("severity", severity.rawValue)], value: Double(count))
         }

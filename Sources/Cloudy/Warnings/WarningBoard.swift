@@ -53,6 +53,15 @@ public struct WarningBoard: Sendable, Equatable {
         entries[Key(place: place, source: source)]?.isUp
     }
 
+    /// Whether one of `sources` has a list for `place` at `now`: answered once, and not longer
+    /// ago than `staleAfter`.
+    public func knows(place: String, sources: [String], now: Double, staleAfter: Double) -> Bool {
+        sources.contains { source in
+            guard let lastSuccess = entries[Key(place: place, source: source)]?.lastSuccess else { return false }
+            return now - lastSuccess < staleAfter
+        }
+    }
+
     /// The warnings in force at `place` at `now`, from `sources`, in `listedBefore` order.
     public func inForce(place: String, sources: [String], now: Double, staleAfter: Double) -> [WeatherWarning] {
         sources.compactMap { entries[Key(place: place, source: $0)] }.flatMap { entry -> [WeatherWarning] in
