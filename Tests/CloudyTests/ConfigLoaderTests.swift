@@ -174,3 +174,22 @@ final class ConfigLoaderTests: XCTestCase {
         XCTAssertEqual(Shard("2/5"), Shard(index: 2, count: 5))
     }
 }
+
+extension ConfigLoaderTests {
+    /// MET Norway's terms ask for a User-Agent that names a way to reach its operator: an e-mail
+    /// address or a domain, not a version's dot.
+    func testAUserAgentIdentifiesItsOperatorByAContactNotAVersion() {
+        for agent in [
+            "cloudy/1.0 ops@example.org", "cloudy/1.0 (+https://weather.example.org/about)", "acme.example.com/2.1",
+            "cloudy-tests/1.0 ops@example.org", "Cloudy weather.example.no",
+        ] {
+            XCTAssertTrue(ConfigLoader.identifiesOperator(agent), agent)
+        }
+        for agent in [
+            nil, "curl/8.0", "python-requests/2.31.0", "cloudy-review/1.0", "cloudy", "ops@example.org",
+            "cloudy/1.0 ops@localhost", "cloudy/1.0 @example.org", "Mozilla/5.0 (X11; Linux x86_64)",
+        ] {
+            XCTAssertFalse(ConfigLoader.identifiesOperator(agent), agent ?? "nil")
+        }
+    }
+}

@@ -60,10 +60,26 @@ extension ConfigLoader {
     }
 
     /// Whether `agent` names the software and a way to reach its operator, as MET Norway's
-    /// terms ask: a contact (an `@` or a domain's dot) beside a product token or a second word.
+    /// terms ask: a contact (an e-mail address or a domain, `you@example.org`, `example.org`,
+    /// `https://example.org/…`) beside a product token or a second word. A version's dot
+    /// (`curl/8.0`, `python-requests/2.31`) is no contact.
     static func identifiesOperator(_ agent: String?) -> Bool {
-        guard let agent else { return false }
-        return agent.contains(where: { $0 == "@" || $0 == "." }) && (agent.contains("/") || agent.contains(" "))
+        guard let agent, agent.contains("/") || agent.contains(" ") else { return false }
+        func isDomain<S: StringProtocol>(_ text: S) -> Bool {
+            let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard labels.count >= 2, let top = labels.last, top.count >= 2, top.allSatisfy(\.isLetter) else {
+                return false
+            }
+            return labels.allSatisfy { label in
+                !label.isEmpty && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+            }
+        }
+        let words = agent.split(whereSeparator: { " ()[]<>;,+/:".contains($0) })
+        return words.contains { word in
+            let parts = word.split(separator: "@", omittingEmptySubsequences: false)
+            if parts.count == 2 { return !parts[0].isEmpty && isDomain(parts[1]) }
+            return isDomain(word)
+        }
     }
 
     /// `provider.quota`: `unlimited`, or a mapping of `per_minute`, `per_hour`, `per_day`,
