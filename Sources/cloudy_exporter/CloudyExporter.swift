@@ -143,6 +143,11 @@ struct CloudyExporter: AsyncParsableCommand {
                         "refresh.interval raised to the provider's fair-use minimum, \(PrometheusDuration.format(floored.refresh.interval))"
                     )
                 }
+                if floored.warnings.interval != config.warnings.interval {
+                    print(
+                        "warnings.interval raised to the warning sources' fair-use minimum, \(PrometheusDuration.format(floored.warnings.interval))"
+                    )
+                }
                 print(RefreshPlan(floored).summary)
                 if inUse.refresh.interval != floored.refresh.interval {
                     print(

@@ -100,3 +100,32 @@ final class WarningsRefreshTests: FakeWeatherTestCase {
         XCTAssertTrue(info[0].contains("High forest fire danger"), info[0])
     }
 }
+
+extension WarningsRefreshTests {
+    /// `--config.check` says that a warning source's public host raises `warnings.interval`, as
+    /// it says so of `refresh.interval`, and says nothing of it against a mirror.
+    func testTheConfigCheckSaysWhenTheWarningsIntervalIsRaised() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("warnings-\(UUID()).yml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let yaml = """
+            warnings:
+              interval: 5s
+              sources: [{name: nws}]
+            locations:
+              - {name: New York, latitude: 40.7143, longitude: -74.006}
+
+            """
+        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+        let check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(
+            check.stdout.contains("warnings.interval raised to the warning sources' fair-use minimum, 1m\n"),
+            check.stdout)
+
+        try yaml.replacingOccurrences(of: "{name: nws}", with: "{name: nws, url: \"http://127.0.0.1:9\"}").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let mirror = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+        XCTAssertEqual(mirror.status, 0, mirror.stderr)
+        XCTAssertFalse(mirror.stdout.contains("warnings.interval"), mirror.stdout)
+    }
+}
