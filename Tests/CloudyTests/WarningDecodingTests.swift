@@ -131,3 +131,16 @@ final class WarningDecodingTests: XCTestCase {
         }
     }
 }
+
+extension WarningDecodingTests {
+    /// Urgency and certainty are CAP's words in lowercase, whatever case the source writes; a
+    /// word CAP does not have is `unknown`, so the labels keep CAP's set.
+    func testUrgencyAndCertaintyAreCAPsWordsOrUnknown() {
+        let written = WeatherWarning(
+            id: "a", source: "dwd", event: "Wind", severity: .severe, urgency: "Immediate", certainty: "LIKELY")
+        XCTAssertEqual([written.urgency, written.certainty], ["immediate", "likely"])
+        let other = WeatherWarning(
+            id: "b", source: "nws", event: "Wind", severity: .severe, urgency: "soon", certainty: "sure")
+        XCTAssertEqual([other.urgency, other.certainty], ["unknown", "unknown"])
+    }
+}

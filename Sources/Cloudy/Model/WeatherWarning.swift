@@ -14,6 +14,9 @@ public struct WeatherWarning: Sendable, Equatable {
     public var urgency: String
     /// CAP's certainty in lowercase (`observed`, `likely`, `possible`, `unlikely`, `unknown`).
     public var certainty: String
+
+    static let urgencies: Set = ["immediate", "expected", "future", "past", "unknown"]
+    static let certainties: Set = ["observed", "likely", "possible", "unlikely", "unknown"]
     public var headline: String
     public var description: String
     public var instruction: String
@@ -32,8 +35,9 @@ public struct WeatherWarning: Sendable, Equatable {
         self.source = source
         self.event = event
         self.severity = severity
-        self.urgency = urgency
-        self.certainty = certainty
+        // Any case the source writes; a word CAP does not have ("soon", "sure") is `unknown`.
+        self.urgency = Self.urgencies.contains(urgency.lowercased()) ? urgency.lowercased() : "unknown"
+        self.certainty = Self.certainties.contains(certainty.lowercased()) ? certainty.lowercased() : "unknown"
         self.headline = headline
         self.description = description
         self.instruction = instruction
