@@ -44,7 +44,7 @@ struct METAlerts: Decodable {
                 event: alert.eventAwarenessName ?? alert.event ?? "",
                 severity: alert.severity.map { WarningSeverity(cap: $0) }
                     ?? Self.severity(level: alert.awarenessLevel),
-                urgency: "unknown", certainty: (alert.certainty ?? "unknown").lowercased(),
+                urgency: "unknown", certainty: alert.certainty ?? "unknown",
                 headline: alert.title ?? "", description: alert.description ?? "",
                 instruction: alert.instruction ?? "", sender: "MET Norway",
                 onset: interval.first.flatMap(ISOTime.parse),

@@ -54,8 +54,7 @@ struct NWSAlerts: Decodable {
             WeatherWarning(
                 id: shared[chain] == nil ? chain : alert.id, source: WarningSourceName.nws.rawValue,
                 event: alert.event ?? "", severity: WarningSeverity(cap: alert.severity ?? ""),
-                urgency: (alert.urgency ?? "unknown").lowercased(),
-                certainty: (alert.certainty ?? "unknown").lowercased(),
+                urgency: alert.urgency ?? "unknown", certainty: alert.certainty ?? "unknown",
                 headline: alert.headline ?? alert.event ?? "", description: alert.description ?? "",
                 instruction: alert.instruction ?? "", sender: alert.senderName ?? "",
                 onset: (alert.onset ?? alert.effective).flatMap(ISOTime.parse),
