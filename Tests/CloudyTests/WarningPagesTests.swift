@@ -126,6 +126,7 @@ final class WarningPagesTests: XCTestCase {
         board.record(place: "New York", source: "nws", .success([open]), at: now - 60)
         let page = String(buffer: try XCTUnwrap(render(board, places: [newYork]).html.places["New York"]))
         XCTAssertTrue(page.contains("<div><dt>Until</dt><dd>further notice</dd></div>"), page)
+        XCTAssertTrue(page.contains("US National Weather Service via nws"), "no office named: the service")
     }
 
     func testAlertsCarriedInTheWeatherAnswerAreASourceToo() throws {

@@ -21,7 +21,8 @@ public struct WarningsViewModel: Sendable {
         public let expires: String
         public let description: String
         public let instruction: String?
-        /// "NWS Upton NY via nws".
+        /// "NWS Upton NY via nws"; the service behind the source when the warning names no
+        /// office ("US National Weather Service via nws"), as the alert's `sender` says.
         public let issuer: String
     }
 
@@ -43,7 +44,18 @@ public struct WarningsViewModel: Sendable {
                 expires: warning.expires == nil
                     ? "further notice" : Self.time(warning.expires, offset: offset, notation),
                 description: warning.description, instruction: warning.instruction.isEmpty ? nil : warning.instruction,
-                issuer: (warning.sender.isEmpty ? "" : warning.sender + " via ") + warning.source)
+                issuer: (warning.sender.isEmpty ? Self.service(warning.source) : warning.sender) + " via "
+                    + warning.source)
+        }
+    }
+
+    /// Who stands behind a source's warnings, for one that names no issuing office.
+    static func service(_ source: String) -> String {
+        switch source {
+        case WarningSourceName.nws.rawValue: return "US National Weather Service"
+        case WarningSourceName.metNorway.rawValue: return "MET Norway"
+        case WarningSourceName.dwd.rawValue: return "Deutscher Wetterdienst"
+        default: return "a national weather service"
         }
     }
 
