@@ -184,3 +184,33 @@ extension QuotaStateTests {
         XCTAssertEqual(rig.log.entries(containing: "the quota state is kept again").count, 1)
     }
 }
+
+extension QuotaStateTests {
+    /// A reload to another URL starts that owner afresh; a reload back finds the calls spent and
+    /// the quiet period where it left them, so a mirror tried for a while does not send a batch
+    /// into a day the public host already refused.
+    func testAReloadBackToAnOwnerFindsItsCallsAndQuietPeriod() {
+        let quota = Quota(limits: [.day: 100])
+        let account = QuotaAccount(
+            provider: .openMeteo, url: "https://api.open-meteo.com", quota: quota, file: file, now: 1_000,
+            logger: rig.log.logger)
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 3, at: 1_000), 2)
+        account.settle(places: 2, callsPerPlace: 3, spent: 6, at: 1_001)
+        _ = account.beginQuietPeriod(reason: "Daily API request limit exceeded.", until: 86_400)
+
+        XCTAssertTrue(account.update(provider: .openMeteo, url: "http://mirror.internal", quota: quota))
+        XCTAssertNil(account.quietPeriod, "another owner: not refused")
+        XCTAssertEqual(account.spent(inLast: 86_400, at: 2_000), 0)
+        account.settle(places: 1, callsPerPlace: 3, spent: 3, at: 2_000)
+
+        XCTAssertTrue(account.update(provider: .openMeteo, url: "https://api.open-meteo.com", quota: quota))
+        XCTAssertEqual(account.quietPeriod?.until, 86_400, "the refusal is still in force")
+        XCTAssertEqual(account.spent(inLast: 86_400, at: 3_000), 6, accuracy: 1e-9, "its own calls, not the mirror's")
+        let kept = QuotaState.load(
+            from: file, provider: .openMeteo, url: "https://api.open-meteo.com", logger: rig.log.logger)
+        XCTAssertEqual(kept?.quietPeriod?.until, 86_400, "and in quota.json again")
+
+        XCTAssertTrue(account.update(provider: .openMeteo, url: "http://mirror.internal", quota: quota))
+        XCTAssertEqual(account.spent(inLast: 86_400, at: 3_000), 3, accuracy: 1e-9, "the mirror's own")
+    }
+}

@@ -26,6 +26,11 @@ public final class QuotaAccount: Sendable {
         var quietPeriod: QuietPeriod?
         /// Why the last write of the file failed; nil when it worked (or none was tried).
         var saveFailure: String?
+        /// The calls spent on, and the quiet period of, each owner a reload left (by provider
+        /// and URL), so that a reload back finds them (kept in memory only).
+        var left: [String: (ledger: CallLedger, quietPeriod: QuietPeriod?)] = [:]
+
+        var owner: String { provider.rawValue + " " + url }
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
@@ -80,16 +85,19 @@ public final class QuotaAccount: Sendable {
 
     /// Applies a reloaded config: the quota in force, and the owner. Calls spent and a quiet
     /// period belong to the owner that was asked: they stay while it stays the same; another
-    /// one starts afresh. Returns whether it did.
+    /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
+    /// while the public host refused for its day). Returns whether the owner changed.
     @discardableResult
     public func update(provider: ProviderName, url: String, quota: Quota) -> Bool {
         state.withLockedValue { state in
             state.quota = quota
             guard state.provider != provider || state.url != url else { return false }
+            state.left[state.owner] = (state.ledger, state.quietPeriod)
             state.provider = provider
             state.url = url
-            state.ledger = CallLedger()
-            state.quietPeriod = nil
+            let back = state.left.removeValue(forKey: state.owner)
+            state.ledger = back?.ledger ?? CallLedger()
+            state.quietPeriod = back?.quietPeriod
             save(&state)
             return true
         }
