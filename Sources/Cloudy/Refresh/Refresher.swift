@@ -63,7 +63,8 @@ public final class Refresher: ScheduledFeed {
     /// Applies a new config (after a reload): new provider settings, places and interval
     /// (`Feed.apply` says when a refresh runs at once). Calls spent, a quiet period and the
     /// back-off belong to the provider that was asked: they stay while it stays the same;
-    /// another one starts afresh and is asked at once.
+    /// another one starts afresh (its calls and quiet period where an earlier reload left them,
+    /// `QuotaAccount.update`) and is asked at once, a quiet period permitting.
     public func apply(_ config: Config, previous: Config) {
         let fetchSettingsChanged =
             config.provider != previous.provider || config.forecast != previous.forecast
