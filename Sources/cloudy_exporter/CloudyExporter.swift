@@ -80,7 +80,7 @@ struct CloudyExporter: AsyncParsableCommand {
             throw ValidationError("--log.format must be logfmt or json")
         }
         if let shard, Shard(shard) == nil {
-            throw ValidationError("--shard \"\(shard)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
+            throw ValidationError("--shard \"\(shard)\" is not INDEX/COUNT with 0 <= INDEX < COUNT <= 10000")
         }
         guard maxConnections > 0 else {
             throw ValidationError("--web.max-connections must be a positive number")

@@ -70,7 +70,7 @@ public enum ConfigLoader {
         try readWarnings(document, into: &config)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {
-                throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT")
+                throw document.error("shard", "\"\(text)\" is not INDEX/COUNT with 0 <= INDEX < COUNT <= 10000")
             }
             config.shard = shard
         }

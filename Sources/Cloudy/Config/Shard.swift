@@ -11,7 +11,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         self.count = count
     }
 
-    /// Parses `INDEX/COUNT` with 0 ≤ INDEX < COUNT.
+    /// Parses `INDEX/COUNT` with 0 ≤ INDEX < COUNT ≤ 10,000.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 10_000,
