@@ -14,9 +14,6 @@ public struct WeatherWarning: Sendable, Equatable {
     public var urgency: String
     /// CAP's certainty in lowercase (`observed`, `likely`, `possible`, `unlikely`, `unknown`).
     public var certainty: String
-
-    static let urgencies: Set = ["immediate", "expected", "future", "past", "unknown"]
-    static let certainties: Set = ["observed", "likely", "possible", "unlikely", "unknown"]
     public var headline: String
     public var description: String
     public var instruction: String
@@ -25,6 +22,10 @@ public struct WeatherWarning: Sendable, Equatable {
     public var onset: Double?
     /// Nil when open-ended.
     public var expires: Double?
+
+    /// CAP's words for urgency and certainty; the init makes any other `unknown`.
+    static let urgencies: Set = ["immediate", "expected", "future", "past", "unknown"]
+    static let certainties: Set = ["observed", "likely", "possible", "unlikely", "unknown"]
 
     public init(
         id: String, source: String, event: String, severity: WarningSeverity, urgency: String = "unknown",
