@@ -92,3 +92,18 @@ extension QuotaPlanOnePlaceTests {
         XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "an empty minute: one place alone")
     }
 }
+
+extension QuotaPlanOnePlaceTests {
+    /// The plan reads "an hour", as it reads "a minute" and "a day".
+    func testThePlanSaysAnHour() {
+        var config = Config(
+            refresh: RefreshSettings(interval: 3600),
+            places: (0..<20).map { Place(name: "P\($0)", latitude: Double($0), longitude: 1) })
+        config.quota = QuotaSettings(stated: Quota(limits: [.hour: 20]))
+        XCTAssertTrue(
+            RefreshPlan(config).summary.hasPrefix(
+                "20 places, open-meteo: 58 calls per refresh, 18 an hour at 1h; provider.quota allows 20 an hour"),
+            RefreshPlan(config).summary)
+        XCTAssertEqual(QuotaWindow.allCases.map(RefreshPlan.per), ["a minute", "an hour", "a day", "a month"])
+    }
+}

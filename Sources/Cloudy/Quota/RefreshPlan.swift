@@ -118,15 +118,20 @@ public struct RefreshPlan: Sendable, Equatable {
     /// air quality on the same quota `… 290 calls per refresh + air quality 160 = 450, 64,800 a day …`;
     /// with a window too small for one place `…; provider.quota allows 2 a minute: one place alone
     /// is 2.9 calls, 145 % of it, at any interval`.
+    /// "a minute", "an hour", "a day", "a month".
+    static func per(_ window: QuotaWindow) -> String {
+        (window == .hour ? "an " : "a ") + window.rawValue
+    }
+
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
             "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue): \(callsLine), "
-            + "\(Self.number(planned(window))) a \(window.rawValue) at \(PrometheusDuration.format(interval))"
+            + "\(Self.number(planned(window))) \(Self.per(window)) at \(PrometheusDuration.format(interval))"
         guard let limit = budget.quota.limits[window] else { return line + "; no quota" }
         let source = quotaIsStated ? "provider.quota" : "the free quota"
         let whose = shareOf > 1 ? "this shard's 1/\(shareOf) share of \(source)" : source
-        line += "; \(whose) allows \(Self.number(limit)) a \(window.rawValue)"
+        line += "; \(whose) allows \(Self.number(limit)) \(Self.per(window))"
         let used = Int((planned(window) / limit * 100).rounded())
         if window == windowBelowOnePlace {
             let onePlace = Self.number(callsPerPlaceAtMost)
