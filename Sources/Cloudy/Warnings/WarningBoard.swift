@@ -17,6 +17,11 @@ public struct WarningBoard: Sendable, Equatable {
         var warnings: [WeatherWarning] = []
         var lastSuccess: Double?
         var isUp = false
+
+        /// Whether its list still counts at `now`: answered, and not `staleAfter` ago.
+        func isFresh(now: Double, staleAfter: Double) -> Bool {
+            lastSuccess.map { now - $0 < staleAfter } ?? false
+        }
     }
 
     private var entries: [Key: Entry] = [:]
@@ -56,16 +61,13 @@ public struct WarningBoard: Sendable, Equatable {
     /// Whether one of `sources` has a list for `place` at `now`: answered once, and not longer
     /// ago than `staleAfter`.
     public func knows(place: String, sources: [String], now: Double, staleAfter: Double) -> Bool {
-        sources.contains { source in
-            guard let lastSuccess = entries[Key(place: place, source: source)]?.lastSuccess else { return false }
-            return now - lastSuccess < staleAfter
-        }
+        sources.contains { entries[Key(place: place, source: $0)]?.isFresh(now: now, staleAfter: staleAfter) == true }
     }
 
     /// The warnings in force at `place` at `now`, from `sources`, in `listedBefore` order.
     public func inForce(place: String, sources: [String], now: Double, staleAfter: Double) -> [WeatherWarning] {
         sources.compactMap { entries[Key(place: place, source: $0)] }.flatMap { entry -> [WeatherWarning] in
-            guard let lastSuccess = entry.lastSuccess, now - lastSuccess < staleAfter else { return [] }
+            guard entry.isFresh(now: now, staleAfter: staleAfter) else { return [] }
             return entry.warnings.filter { warning in warning.expires.map { now < $0 } ?? true }
         }.sorted(by: Self.listedBefore)
     }
