@@ -38,18 +38,13 @@ extension ConfigLoader {
         guard let section = try document.mapping("air_quality") else { return AirQualitySettings() }
         try section.rejectUnknownKeys(airQualityKeys)
         let source = try section.oneOf("source", AirQualitySourceName.self) ?? .openMeteo
-        // The key is the provider's: only an OpenWeatherMap key may go to OpenWeatherMap. Said
-        // first, so that an operator who adds a key is not sent on to this refusal.
+        // The key is the provider's: only an OpenWeatherMap key may go to OpenWeatherMap (provider
+        // openweathermap without a key is refused before this, on provider.api_key_file).
         if source == .openWeatherMap, provider.name != .openWeatherMap {
             throw section.error(
                 "source",
                 "openweathermap spends the API key of provider openweathermap; with provider "
                     + "\(provider.name.rawValue) use source: open-meteo")
-        }
-        if source == .openWeatherMap, provider.apiKey == nil {
-            throw section.error(
-                "source",
-                "openweathermap needs the provider's API key: give provider.api_key_file or set CLOUDY_API_KEY")
         }
         var settings = AirQualitySettings(source: source, url: try section.url("url"))
         if let pollen = try section.bool("pollen") { settings.pollen = pollen }
