@@ -105,6 +105,16 @@ final class WarningPagesTests: XCTestCase {
         XCTAssertTrue(String(buffer: pages.html.landing).contains(#"class="warning-mark warning-extreme""#))
     }
 
+    /// Invisible format characters make two labels that read alike differ: they go, except the
+    /// joiners that scripts and emoji need.
+    func testALabelKeepsNoInvisibleCharacters() {
+        XCTAssertEqual(
+            WarningFamilies.label("Wind\u{200B} Advisory\u{FEFF}\u{2060} for\u{00AD}\u{200E} \u{202E}coast"),
+            "Wind Advisory for coast")
+        XCTAssertEqual(WarningFamilies.label("\u{200B}"), "", "nothing left to show")
+        XCTAssertEqual(WarningFamilies.label("می\u{200C}شود 🌩\u{200D}"), "می\u{200C}شود 🌩\u{200D}", "joiners stay")
+    }
+
     func testThePlacePageListsEachWarningInThePlacesTimeAndNotation() throws {
         let board = try WarningFixtures.board([("New York", .nws)], at: now - 60)
         var twelve = newYork

@@ -58,14 +58,18 @@ enum WarningFamilies {
     /// `maxLabelLength` characters (cut with an ellipsis). The writer escapes the rest.
     static func label(_ text: String) -> String {
         let printable = String(
-            String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) || $0.properties.isWhitespace }))
+            String.UnicodeScalarView(text.unicodeScalars.filter { isShown($0) || $0.properties.isWhitespace }))
         let words = printable.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
         guard words.count > maxLabelLength else { return words }
         return String(words.prefix(maxLabelLength - 1)) + "…"
     }
 
-    /// C0 and C1 control characters, which no label or page can show.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    /// Not a C0 or C1 control character, which no label or page can show, nor an invisible
+    /// format character (a zero-width space, a byte order mark, a soft hyphen, a direction
+    /// override), which makes two labels that read alike differ. The zero-width joiner and
+    /// non-joiner stay: scripts and emoji need them.
+    static func isShown(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return false }
+        return scalar.properties.generalCategory != .format || scalar.value == 0x200C || scalar.value == 0x200D
     }
 }
