@@ -49,7 +49,8 @@ final class HTMLPagesTests: XCTestCase {
         statuses[0].airQuality = AirQualityStatus(
             report: Self.berlinAir, lastSuccess: now - 60, lastAttempt: now - 60)
         statuses[1].airQuality = AirQualityStatus(
-            report: Self.berlinAir, lastSuccess: now - 7200, lastAttempt: now - 60, lastError: "HTTP 503")
+            report: Self.berlinAir, lastSuccess: now - 7200, lastAttempt: now - 60,
+            lastError: "open-meteo-air-quality: HTTP 503")
         var config = Config(
             refresh: RefreshSettings(interval: 600, timeout: 10, staleAfter: 1800),
             forecast: ForecastSettings(days: 3, hours: 2), places: places)
@@ -73,7 +74,11 @@ final class HTMLPagesTests: XCTestCase {
         XCTAssertFalse(berlin.contains("Birch"), "a plant with no pollen in the air is not listed")
         XCTAssertFalse(berlin.contains("Sulphur"), "a pollutant without a value is not listed")
         let oslo = String(buffer: try XCTUnwrap(pages.places["Oslo"]))
-        XCTAssertFalse(oslo.contains("Air quality"), "a stale report is not shown")
+        XCTAssertFalse(oslo.contains(#"aria-labelledby="air""#), "a stale report is not shown")
+        let failed =
+            #"<p class="problem" dir="auto">Air quality: the last refresh failed (open-meteo-air-quality: HTTP 503); no values to show</p>"#
+        XCTAssertTrue(oslo.contains(failed), "but its source's failure is")
+        XCTAssertFalse(berlin.contains(#"class="problem""#))
         let landing = String(buffer: pages.landing)
         XCTAssertTrue(landing.contains(#"<p class="air">Air <span class="aqi aqi-eu-3">58</span> moderate</p>"#))
         XCTAssertEqual(landing.components(separatedBy: #"<p class="air">"#).count, 2, "only Berlin's is fresh")

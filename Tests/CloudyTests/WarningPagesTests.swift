@@ -105,6 +105,29 @@ final class WarningPagesTests: XCTestCase {
         XCTAssertTrue(String(buffer: pages.html.landing).contains(#"class="warning-mark warning-extreme""#))
     }
 
+    /// A failing warning source says so on the card and the page, and whether the warnings shown
+    /// are its older answer or none is known.
+    func testAFailingSourceSaysWhetherItsWarningsAreKept() throws {
+        let failed = Result<[WeatherWarning], WeatherFetchError>.failure(WeatherFetchError("nws: HTTP 503"))
+        var board = try WarningFixtures.board([("New York", .nws)], at: now - 720)
+        board.record(place: "New York", source: "nws", failed, at: now - 60)
+        let pages = render(board, places: [newYork])
+        let kept =
+            #"<p class="problem" dir="auto">Warnings from nws: the last refresh failed (nws: HTTP 503); the warnings shown are from its answer of 12 min ago</p>"#
+        XCTAssertTrue(String(buffer: pages.html.landing).contains(kept))
+        let page = String(buffer: try XCTUnwrap(pages.html.places["New York"]))
+        XCTAssertTrue(page.contains(kept) && page.contains("Heat Advisory"), "the kept warnings stay, marked")
+
+        var stale = try WarningFixtures.board([("New York", .nws)], at: now - 86_400)
+        stale.record(place: "New York", source: "nws", failed, at: now - 60)
+        XCTAssertTrue(
+            String(buffer: render(stale, places: [newYork]).html.landing).contains(
+                "Warnings from nws: the last refresh failed (nws: HTTP 503); whether any are in force is not known"))
+
+        board.record(place: "New York", source: "nws", .success([]), at: now - 30)
+        XCTAssertFalse(String(buffer: render(board, places: [newYork]).html.landing).contains(#"class="problem""#))
+    }
+
     /// Invisible format characters make two labels that read alike differ: they go, except the
     /// joiners that scripts and emoji need.
     func testALabelKeepsNoInvisibleCharacters() {

@@ -13,6 +13,10 @@ public struct PlaceWarnings: Sendable {
     /// Whether any of its sources has a list for it now (answered, and not stale): without one,
     /// how many warnings are in force is not known, which is not 0.
     public let isKnown: Bool
+    /// Each of its sources whose last ask failed: why, and when the list still counted was
+    /// answered (nil: none counts any more). Alerts carried by the weather answer fail with the
+    /// weather, which the card says already.
+    public let failures: [(source: String, error: String, keptFrom: Double?)]
 
     public init(
         status: PlaceStatus, settings: WarningSettings, provider: ProviderName, board: WarningBoard, now: Double,
@@ -22,6 +26,11 @@ public struct PlaceWarnings: Sendable {
         sources = settings.sources(for: status.locatedPlace).map(\.name.rawValue)
         var inForce = board.inForce(place: place, sources: sources, now: now, staleAfter: staleAfter)
         var isKnown = board.knows(place: place, sources: sources, now: now, staleAfter: staleAfter)
+        failures = sources.compactMap { source in
+            board.failure(place: status.place.name, source: source, now: now, staleAfter: staleAfter).map {
+                (source, $0.error, $0.keptFrom)
+            }
+        }
         // Alerts inside the weather answer live and go stale with it, and leave at their expiry.
         if status.snapshot?.warnings != nil {
             carried = (provider.rawValue, status.isUp)

@@ -27,6 +27,10 @@ public struct StatusViewModel: Sendable {
     public let airQuality: AirQualityViewModel.Index?
     /// The warnings in force, when there are any (set by the page that shows them).
     public var warnings: WarningsViewModel?
+    /// The sources beside the weather whose last ask failed (air quality, an official warning
+    /// service), each on a line of its own: "Air quality: the last refresh failed (…); the
+    /// values shown are from its answer of 12 min ago". Empty when none fails.
+    public var problems: [String] = []
 
     /// What the card shows of the current weather.
     public struct Weather: Sendable, Equatable {
@@ -72,6 +76,33 @@ public struct StatusViewModel: Sendable {
         weather = fresh.map { Self.weather(of: $0, units: units, thresholds: status.place.alerts, now: now) }
         airQuality = AirQualityViewModel.european(
             status.airQuality?.freshReport(now: now, staleAfter: staleAfter)?.indices.european)
+        if let air = status.airQuality, let error = air.lastError {
+            let kept = air.freshReport(now: now, staleAfter: staleAfter) == nil ? nil : air.lastSuccess
+            problems = [
+                Self.problem(
+                    "Air quality", error: error, kept: kept.map { ("values", now - $0) }, otherwise: "no values to show"
+                )
+            ]
+        }
+    }
+
+    /// The line for a source whose last ask failed: what, why, and how old what the page still
+    /// shows of it is (`kept`: what it is and its age), or what that leaves (`otherwise`).
+    static func problem(_ source: String, error: String, kept: (what: String, age: Double)?, otherwise: String)
+        -> String
+    {
+        "\(source): the last refresh failed (\(error)); "
+            + (kept.map { "the \($0.what) shown are from its answer of \(ValueFormat.age($0.age)) ago" } ?? otherwise)
+    }
+
+    /// The lines for the warning sources of `warnings` whose last ask failed.
+    static func problems(of warnings: PlaceWarnings, now: Double) -> [String] {
+        warnings.failures.map { failure in
+            problem(
+                "Warnings from \(failure.source)", error: failure.error,
+                kept: failure.keptFrom.map { ("warnings", now - $0) },
+                otherwise: "whether any are in force is not known")
+        }
     }
 
     private static func weather(

@@ -63,6 +63,7 @@ public struct HTMLPages: Sendable {
             var card = StatusViewModel(status: status, units: status.place.units, now: now, staleAfter: staleAfter)
             if position < warnings.count {
                 card.warnings = WarningsViewModel(warnings[position], status: status, notation: status.place.units.time)
+                card.problems += StatusViewModel.problems(of: warnings[position], now: now)
             }
             return card
         }

@@ -72,6 +72,9 @@ enum PageTemplates {
         <li class="card">
         <h2><a dir="auto" href="{{link}}">{{name}}</a></h2>
         <p class="state {{state}}"><span class="badge">{{state}}</span>{{#stateDetail}} <span dir="auto">{{.}}</span>{{/stateDetail}}</p>
+        {{#problems}}
+        <p class="problem" dir="auto">{{.}}</p>
+        {{/problems}}
         {{#warnings}}
         <p class="warning-mark warning-{{severity}}"><a href="{{link}}#warnings" dir="auto">{{summary}}</a></p>
         {{/warnings}}
@@ -109,6 +112,9 @@ enum PageTemplates {
         {{#status}}
         <h1 dir="auto">{{name}}</h1>
         <p class="state {{state}}"><span class="badge">{{state}}</span>{{#stateDetail}} <span dir="auto">{{.}}</span>{{/stateDetail}}</p>
+        {{#problems}}
+        <p class="problem" dir="auto">{{.}}</p>
+        {{/problems}}
         {{#warnings}}
         <section class="warnings" id="warnings" aria-labelledby="warnings-title">
         <h2 id="warnings-title">Official warnings</h2>

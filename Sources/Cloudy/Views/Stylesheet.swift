@@ -69,6 +69,7 @@ enum Stylesheet {
             .aqi-us-1{background:#00e400}.aqi-us-2{background:#ff0}.aqi-us-3{background:#ff7e00}
             .aqi-us-4{background:#f00;color:#fff}.aqi-us-5{background:#8f3f97;color:#fff}.aqi-us-6{background:#7e0023;color:#fff}
             .air{margin:.5rem 0 0}
+            .problem{margin:.2rem 0 .5rem;color:var(--stale);font-size:.9rem;overflow-wrap:anywhere}
             .warning-mark{margin:.2rem 0 .5rem;padding:.2rem .5rem;border-left:.3rem solid var(--sev);\
             overflow-wrap:anywhere}
             .warning{background:var(--card);border:1px solid var(--line);border-left:.4rem solid var(--sev);\

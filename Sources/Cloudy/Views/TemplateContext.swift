@@ -56,8 +56,7 @@ extension HTMLPages.HourTable: TemplateContext {
 extension StatusViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
         "name": \.name, "link": \.link, "state": \.state.rawValue, "stateDetail": \.stateDetail, "weather": \.weather,
-        "airQuality": \.airQuality,
-        "warnings": \.warnings,
+        "airQuality": \.airQuality, "warnings": \.warnings, "problems": \.problems,
     ]
 }
 

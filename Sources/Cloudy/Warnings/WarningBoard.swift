@@ -16,7 +16,8 @@ public struct WarningBoard: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var warnings: [WeatherWarning] = []
         var lastSuccess: Double?
-        var isUp = false
+        /// Why the last ask failed; nil after a success.
+        var lastError: String?
 
         /// Whether its list still counts at `now`: answered, and not `staleAfter` ago.
         func isFresh(now: Double, staleAfter: Double) -> Bool {
@@ -46,16 +47,25 @@ public struct WarningBoard: Sendable, Equatable {
                     warnings.append(warning)
                 }
             }
-            entry = Entry(warnings: warnings, lastSuccess: now, isUp: true)
-        case .failure:
-            entry.isUp = false
+            entry = Entry(warnings: warnings, lastSuccess: now)
+        case .failure(let error):
+            entry.lastError = error.message
         }
         entries[key] = entry
     }
 
     /// Whether the last ask of `source` for `place` succeeded; nil before the first ask.
     public func isUp(place: String, source: String) -> Bool? {
-        entries[Key(place: place, source: source)]?.isUp
+        entries[Key(place: place, source: source)].map { $0.lastError == nil }
+    }
+
+    /// Why the last ask of `source` for `place` failed, and when it last succeeded if its list
+    /// still counts at `now`; nil when the last ask succeeded or none was made.
+    public func failure(place: String, source: String, now: Double, staleAfter: Double) -> (
+        error: String, keptFrom: Double?
+    )? {
+        guard let entry = entries[Key(place: place, source: source)], let error = entry.lastError else { return nil }
+        return (error, entry.isFresh(now: now, staleAfter: staleAfter) ? entry.lastSuccess : nil)
     }
 
     /// Whether one of `sources` has a list for `place` at `now`: answered once, and not longer
