@@ -113,6 +113,29 @@ final class AlertThresholdsTests: XCTestCase {
             ["alerts (every place): wind 16.6667 m/s", "alerts of Greenhouse: frost 3 °C, heat off"])
     }
 
+    /// Without `air_quality:` there is no index to compare with: no place has an air-quality
+    /// threshold, and `--config.check` does not call that a change from the defaults.
+    func testAnAirQualityThresholdOnlyWithAirQualityOn() throws {
+        let places = """
+            alerts: { air_quality: 150 }
+            locations:
+              - { name: Garden, latitude: 1, longitude: 2 }
+            """
+        let off = try ConfigLoader.parse(yaml: places)
+        XCTAssertNil(off.places[0].alerts[.airQuality])
+        XCTAssertEqual(off.alertSummary, [])
+        let on = try ConfigLoader.parse(yaml: places + "\nair_quality: {}")
+        XCTAssertEqual(on.places[0].alerts[.airQuality], 150)
+        XCTAssertEqual(on.alertSummary, ["alerts (every place): air_quality 150"])
+        let page = RenderedPages(
+            config: off, statuses: off.places.map { PlaceStatus(place: $0) },
+            telemetry: ExporterTelemetry(startedAt: 0).read(), telemetryPath: "/metrics", now: 0,
+            processMetrics: { MetricFamilies() })
+        let text = String(buffer: page.metrics.prometheus)
+        XCTAssertTrue(text.contains(#"weather_alert_threshold{location="Garden",alert="uv"} 8"#), text)
+        XCTAssertFalse(text.contains(#"alert="air_quality""#))
+    }
+
     /// A place shown in °F with frost at 37.4 °F and heat off: the week marks tomorrow's 2 °C
     /// minimum in °F, not the 45 °C maximum; `/` says which day crosses what.
     func testThePagesMarkTheDaysThatCrossThePlacesThresholdsInItsUnits() {

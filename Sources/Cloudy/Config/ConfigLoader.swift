@@ -67,6 +67,11 @@ public enum ConfigLoader {
         }
         config.places = try places(document, units: config.units, alerts: config.alerts)
         config.airQuality = try airQualitySettings(document, provider: config.provider)
+        if config.airQuality == nil {
+            // Without air quality there is nothing to compare an air-quality threshold with.
+            config.alerts[.airQuality] = nil
+            for index in config.places.indices { config.places[index].alerts[.airQuality] = nil }
+        }
         try readWarnings(document, into: &config)
         if let text = try document.string("shard") {
             guard let shard = Shard(text) else {

@@ -101,7 +101,9 @@ extension Config {
             }.joined(separator: ", ")
         }
         var lines: [String] = []
-        let global = alerts.differences(from: .builtIn)
+        var builtIn = AlertThresholds.builtIn
+        if airQuality == nil { builtIn[.airQuality] = nil }  // off with air quality itself
+        let global = alerts.differences(from: builtIn)
         if !global.isEmpty { lines.append("alerts (every place): " + describe(alerts, global)) }
         for place in places {
             let own = place.alerts.differences(from: alerts)
