@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
 
@@ -156,5 +157,71 @@ extension AirQualityFeedTests {
         feed.apply(config, previous: keyed)
         XCTAssertTrue(feed.account === rig.refresher.account)
         XCTAssertEqual(rig.refresher.account.quietPeriodObserverCount, 2)
+    }
+}
+
+extension AirQualityFeedTests {
+    static let refusedUntil = "cloudy_exporter_upstream_quota_refused_until_timestamp_seconds"
+
+    /// The weather on the rig's server and the air quality on `own`, a server of its own that
+    /// refuses for its quota while `refusing` holds; the first steps taken.
+    func startOnAServerOfItsOwn(refusing: NIOLockedValueBox<Bool>) throws -> (ScriptedHTTPServer, Config) {
+        try answer()
+        let refusal = Array(#"{"error":true,"reason":"Hourly API request limit exceeded."}"#.utf8)
+        let fixture = try TestPaths.fixtureBytes("open-meteo-air-quality.json")
+        let own = try ScriptedHTTPServer { _ in
+            refusing.withLockedValue { $0 }
+                ? .respond(status: .tooManyRequests, headers: [], body: refusal)
+                : .respond(status: .ok, headers: [], body: Array(fixture))
+        }
+        var config = rig.config(places: 1, interval: 600)
+        config.airQuality = AirQualitySettings(url: own.baseURL)
+        rig.start(config)
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        airQuality = feed
+        XCTAssertFalse(feed.account === rig.refresher.account, "two servers of one's own")
+        feed.start()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        return (own, config)
+    }
+
+    /// An air-quality server of its own beside a self-hosted forecast spends a quota account of
+    /// its own: its quota refusal quiets only the air quality, and the refusal family names the
+    /// source (not the provider, whose refusal the places carry) until it lifts.
+    func testARefusalOnAnAccountOfItsOwnIsShownUnderTheSourcesName() throws {
+        let refusing = NIOLockedValueBox(true)
+        let (own, _) = try startOnAServerOfItsOwn(refusing: refusing)
+        defer { own.stop() }
+        let feed = try XCTUnwrap(airQuality)
+        let quiet = try XCTUnwrap(feed.account.quietPeriod)
+        XCTAssertNil(rig.refresher.account.quietPeriod, "the forecast's server refused nothing")
+        XCTAssertEqual(rig.placesUp, 1)
+        let samples = rig.store.renderedSamples
+        XCTAssertEqual(samples[Self.refusedUntil + #"{provider="open-meteo-air-quality"}"#], quiet.until)
+        XCTAssertNil(samples[Self.refusedUntil + #"{provider="open-meteo"}"#])
+        refusing.withLockedValue { $0 = false }
+        rig.clock.advance(by: quiet.until - rig.clock.now() + 1)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 1, "asked again")
+        XCTAssertFalse(rig.store.renderedSamples.keys.contains { $0.hasPrefix(Self.refusedUntil) })
+    }
+
+    /// A reload that moves the air quality onto the weather's server leaves the refusal of the
+    /// account it left behind.
+    func testAReloadToTheWeathersServerDropsTheRefusalOfTheAccountItLeft() throws {
+        let (own, config) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(true))
+        defer { own.stop() }
+        XCTAssertNotNil(rig.store.renderedSamples[Self.refusedUntil + #"{provider="open-meteo-air-quality"}"#])
+        var moved = config
+        moved.airQuality = AirQualitySettings(url: rig.server.baseURL)
+        let feed = try XCTUnwrap(airQuality)
+        feed.apply(moved, previous: config)
+        XCTAssertTrue(feed.account === rig.refresher.account)
+        feed.feed.waitForQueuedWork()
+        rig.store.render(now: rig.clock.now())
+        XCTAssertFalse(rig.store.renderedSamples.keys.contains { $0.hasPrefix(Self.refusedUntil) })
     }
 }

@@ -84,6 +84,9 @@ public final class AirQualityFeed: ScheduledFeed {
         }
         // Another account: calls spent and a quiet period belong to the one that was asked.
         feed.stop(timeout: 0.5)
+        if case .own = Self.spending(previous) {
+            parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
+        }
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
         if started { next.start() }
@@ -105,10 +108,12 @@ public final class AirQualityFeed: ScheduledFeed {
 
 extension AirQualityFeed.Parts {
     func feed(_ config: Config, spending: AirQualityFeed.Spending) -> Feed<AirQualityReport> {
-        Feed(
-            source: source(config), schedule: AirQualityFeed.schedule(config),
-            recorder: AirQualityRecorder(store: store), account: account(for: spending, config), client: client,
-            locator: weather.geocoder, logger: logger, clock: clock)
+        let source = source(config)
+        return Feed(
+            source: source, schedule: AirQualityFeed.schedule(config),
+            recorder: AirQualityRecorder(store: store, ownAccount: spending == .weather ? nil : source.providerLabel),
+            account: account(for: spending, config), client: client, locator: weather.geocoder, logger: logger,
+            clock: clock)
     }
 
     private func account(for spending: AirQualityFeed.Spending, _ config: Config) -> QuotaAccount {

@@ -36,14 +36,21 @@ extension WeatherStore {
 /// nothing of their weather.
 struct AirQualityRecorder: FeedRecorder {
     let store: WeatherStore
+    /// The source's name while it spends a quota account of its own, whose refusals
+    /// `cloudy_exporter_upstream_quota_refused_until_timestamp_seconds` shows under it; nil on
+    /// the weather's account, whose places show them.
+    let ownAccount: String?
 
     func record(_ outcomes: [FeedOutcome<AirQualityReport>], at now: Double) {
         store.recordAirQuality(outcomes, at: now)
     }
 
-    /// Nothing to show: a place waiting for a quiet period records that as its failure, and on
-    /// the weather's account the weather's places show the period already.
-    func setQuietPeriod(_ quietPeriod: QuietPeriod?) {}
+    /// A place waiting for a quiet period records that as its failure, and on the weather's
+    /// account the weather's places show the period already; on its own, the telemetry says it.
+    func setQuietPeriod(_ quietPeriod: QuietPeriod?) {
+        guard let ownAccount else { return }
+        store.telemetry.recordQuotaRefusal(source: ownAccount, until: quietPeriod?.until)
+    }
 
     func render(now: Double) {
         store.render(now: now)

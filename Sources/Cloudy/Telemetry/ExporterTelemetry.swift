@@ -16,6 +16,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         // Issue 16's quota families:
         var calls: [String: Double] = [:]  // provider → calls as it counts them
         var plan: RefreshPlan?
+        /// Quota refusals in force on accounts beside the weather provider's (an air-quality
+        /// source on a quota of its own): source → until when (unix seconds).
+        var refusedUntil: [String: Double] = [:]
     }
 
     private let state: NIOLockedValueBox<Reading>
@@ -45,6 +48,12 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 
     public func callCount(provider: ProviderName) -> Double {
         state.withLockedValue { $0.calls[provider.rawValue] ?? 0 }
+    }
+
+    /// A quota refusal on the account of `source` (not the weather provider's, whose refusal the
+    /// places carry) until `until`, or (nil) none any more.
+    public func recordQuotaRefusal(source: String, until: Double?) {
+        state.withLockedValue { $0.refusedUntil[source] = until }
     }
 
     /// The plan in force (set at start and on every reload that is accepted).
@@ -130,7 +139,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 
 extension ExporterTelemetry.Reading {
     /// The exporter's own families as of this reading; `quietPeriod` is the provider's quota
-    /// refusal the places show, if any.
+    /// refusal the places show, if any (other sources' refusals are in the reading).
     public func addSamples(
         to page: inout MetricFamilies, refreshInterval: Double, shard: Shard, quietPeriod: QuietPeriod? = nil
     ) {
@@ -165,10 +174,10 @@ extension ExporterTelemetry.Reading {
             labels: [("shard_index", String(shard.index)), ("shard_count", String(shard.count))],
             value: 1)
         ExporterTelemetry.addQuotaSamples(self, to: &page)
-        if let quietPeriod {
-            page.add(
-                ExporterTelemetry.quotaRefusedUntil, labels: [("provider", quietPeriod.provider.rawValue)],
-                value: quietPeriod.until)
+        var refusedUntil = self.refusedUntil
+        if let quietPeriod { refusedUntil[quietPeriod.provider.rawValue] = quietPeriod.until }
+        for (provider, until) in refusedUntil.sorted(by: { $0.key < $1.key }) {
+            page.add(ExporterTelemetry.quotaRefusedUntil, labels: [("provider", provider)], value: until)
         }
     }
 }
