@@ -158,6 +158,12 @@ struct CloudyExporter: AsyncParsableCommand {
                         "refresh.over_quota: \(inUse.refresh.overQuota.rawValue): keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
                     )
                 }
+                if let airQuality = RefreshPlan.airQualityOnItsOwn(inUse) {
+                    print(airQuality.summary)
+                    if let warning = airQuality.pacedPastStaleness(staleAfter: inUse.refresh.staleAfter) {
+                        FileHandle.standardError.write(Data("\(file): warning: \(warning)\n".utf8))
+                    }
+                }
                 if config.refresh.staleAfterIsWritten, inUse.refresh.staleAfter != config.refresh.staleAfter {
                     let warning =
                         "\(file): warning: refresh.stale_after \(PrometheusDuration.format(config.refresh.staleAfter)) "

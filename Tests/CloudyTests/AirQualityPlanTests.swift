@@ -99,4 +99,37 @@ final class AirQualityPlanTests: XCTestCase {
             XCTAssertEqual(RefreshPlan(config).alongside, [])
         }
     }
+
+    /// A source on a quota of its own has a plan of its own: `--config.check` prints it, and
+    /// warns (the exporter logs it too) when pacing makes a refresh outlast `stale_after`.
+    func testASourceOnAQuotaOfItsOwnIsPlannedAgainstItsFreeLimits() {
+        var config = publicOpenMeteo(places: 100)
+        config.provider = ProviderSettings(name: .metNorway)
+        let plan = RefreshPlan.airQualityOnItsOwn(config)
+        XCTAssertEqual(
+            plan?.summary,
+            "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; "
+                + "the free quota allows 10,000 a day: needs 23m14s or more (25m43s keeps a 10 % margin)")
+        XCTAssertNil(plan?.pacedPastStaleness(staleAfter: 1800), "a refresh in 25m43s outlasts no 30m")
+        XCTAssertEqual(
+            RefreshPlan.airQualityOnItsOwn(publicOpenMeteo(places: 1000).with(provider: .metNorway))?
+                .pacedPastStaleness(staleAfter: 1800),
+            "air quality on a quota of its own: paced within its quota, a refresh of every place takes about "
+                + "4h48m, longer than refresh.stale_after 30m: its values leave the page between refreshes")
+        XCTAssertNil(RefreshPlan.airQualityOnItsOwn(publicOpenMeteo(places: 100)), "in the weather's plan")
+        config.airQuality = nil
+        XCTAssertNil(RefreshPlan.airQualityOnItsOwn(config), "off")
+        config.airQuality = AirQualitySettings(url: "http://127.0.0.1:8080")
+        XCTAssertEqual(
+            RefreshPlan.airQualityOnItsOwn(config)?.summary,
+            "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; no quota")
+    }
+}
+
+extension Config {
+    fileprivate func with(provider name: ProviderName) -> Config {
+        var config = self
+        config.provider = ProviderSettings(name: name)
+        return config
+    }
 }

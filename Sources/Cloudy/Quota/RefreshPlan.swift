@@ -28,6 +28,9 @@ public struct RefreshPlan: Sendable, Equatable {
     /// air quality beside its forecast): the plan counts their calls with the weather's, so the
     /// figures are the quota's, not one feed's.
     public var alongside: [QuotaSpending]
+    /// What the summary names the plan for when it is not the weather provider's (an
+    /// air-quality source on a quota of its own: `RefreshPlan.airQualityOnItsOwn`).
+    public var feed: String?
 
     /// The plan of `config`, with the feeds it runs beside the weather on the same quota
     /// (`QuotaSpending.alongside`) unless `alongside` names them.
@@ -126,7 +129,7 @@ public struct RefreshPlan: Sendable, Equatable {
     public var summary: String {
         let window = tightestWindow ?? .day
         var line =
-            "\(places) \(places == 1 ? "place" : "places"), \(provider.rawValue): \(callsLine), "
+            "\(places) \(places == 1 ? "place" : "places"), \(feed ?? provider.rawValue): \(callsLine), "
             + "\(Self.number(planned(window))) \(Self.per(window)) at \(PrometheusDuration.format(interval))"
         guard let limit = budget.quota.limits[window] else { return line + "; no quota" }
         let source = quotaIsStated ? "provider.quota" : "the free quota"
