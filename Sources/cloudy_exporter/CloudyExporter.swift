@@ -158,6 +158,9 @@ struct CloudyExporter: AsyncParsableCommand {
                         "refresh.over_quota: \(inUse.refresh.overQuota.rawValue): keeps \(PrometheusDuration.format(inUse.refresh.interval)) and exceeds the quota"
                     )
                 }
+                for doubt in config.doubts(at: Date().timeIntervalSince1970) {
+                    FileHandle.standardError.write(Data("\(file): warning: \(doubt)\n".utf8))
+                }
                 if let airQuality = RefreshPlan.airQualityOnItsOwn(inUse) {
                     print(airQuality.summary)
                     if let warning = airQuality.pacedPastStaleness(staleAfter: inUse.refresh.staleAfter) {

@@ -117,6 +117,7 @@ public final class CloudyApplication: Sendable {
                 "provider": "\(config.provider.name.rawValue)",
                 "interval": "\(PrometheusDuration.format(config.refresh.interval))",
             ])
+        for doubt in config.doubts(at: now) { logger.warning("\(doubt)") }
     }
 
     /// The official warning services, one feed each, locating `city:` places through the

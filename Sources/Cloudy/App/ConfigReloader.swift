@@ -37,6 +37,7 @@ final class ConfigReloader: Sendable {
             store.render(now: now)
             feeds.apply(config, previous: previous)
             logger.info("config reloaded", metadata: ["places": "\(config.places.count)"])
+            for doubt in config.doubts(at: now) { logger.warning("\(doubt)") }
             return nil
         } catch {
             store.telemetry.recordReload(successful: false, at: now)

@@ -1,0 +1,33 @@
+import Foundation
+
+extension Config {
+    /// The hours a zone may lie from its longitude's solar time before a place's `timezone:` is
+    /// taken for a mistake. Zones where people live stay within about 3 hours of it (western
+    /// China 2.2, western Alaska 3); Kiribati's UTC+14 at 157° W is half an hour from it, a day on.
+    static let timeZoneDoubtHours = 5.0
+
+    /// What the config likely says by mistake, though it is valid: each located place whose
+    /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
+    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's). `--config.check` prints
+    /// these as warnings, and the exporter logs them at start and on a reload. Empty when none.
+    public func doubts(at now: Double) -> [String] {
+        places.compactMap { place in
+            guard place.isLocated, let zone = place.timezone, let timeZone = TimeZone(identifier: zone) else {
+                return nil
+            }
+            let hours = Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: now))) / 3600
+            let solar = place.longitude / 15
+            let apart = abs(remainder(hours - solar, 24))
+            guard apart > Self.timeZoneDoubtHours else { return nil }
+            return "location \"\(place.name)\": timezone \(zone) (UTC\(Self.signed(hours)) now) is "
+                + "\(String(format: "%.1f", apart)) hours from the time at its longitude \(place.longitude) "
+                + "(about UTC\(Self.signed(solar.rounded()))): its forecast days would be \(zone)'s"
+        }
+    }
+
+    /// "+9", "−4.5", "+0".
+    private static func signed(_ hours: Double) -> String {
+        let text = hours == hours.rounded() ? String(Int(abs(hours))) : String(format: "%g", abs(hours))
+        return (hours < 0 ? "−" : "+") + text
+    }
+}

@@ -1,0 +1,40 @@
+import XCTest
+
+@testable import Cloudy
+
+/// A `timezone:` far from the time at a place's longitude is likely another place's: a warning,
+/// not a refusal, and none for the zones people live in that lie a few hours from solar time.
+final class ConfigDoubtsTests: XCTestCase {
+    let june = 1_781_524_800.0  // 2026-06-15, daylight saving time in the north
+
+    func doubts(_ places: String) throws -> [String] {
+        try ConfigLoader.parse(yaml: "locations:\n" + places).doubts(at: june)
+    }
+
+    func testAZoneHalfAWorldAwayIsDoubted() throws {
+        XCTAssertEqual(
+            try doubts("  - { name: New York, latitude: 40.71, longitude: -74.0, timezone: Asia/Tokyo }"),
+            [
+                #"location "New York": timezone Asia/Tokyo (UTC+9 now) is 10.1 hours from the time at its "#
+                    + "longitude -74.0 (about UTC−5): its forecast days would be Asia/Tokyo's"
+            ])
+        XCTAssertEqual(
+            try doubts("  - { name: Berlin, latitude: 52.52, longitude: 13.41, timezone: America/Chicago }").count, 1)
+    }
+
+    func testTheZonesPeopleLiveInAreNot() throws {
+        let places = """
+              - { name: Kiritimati, latitude: 1.87, longitude: -157.4, timezone: Pacific/Kiritimati }
+              - { name: Apia, latitude: -13.83, longitude: -171.76, timezone: Pacific/Apia }
+              - { name: Urumqi, latitude: 43.8, longitude: 87.6, timezone: Asia/Shanghai }
+              - { name: Nome, latitude: 64.5, longitude: -165.4, timezone: America/Nome }
+              - { name: Adak, latitude: 51.88, longitude: -176.66, timezone: America/Adak }
+              - { name: Vigo, latitude: 42.24, longitude: -8.72, timezone: Europe/Madrid }
+              - { name: Kathmandu, latitude: 27.7, longitude: 85.3, timezone: Asia/Kathmandu }
+              - { name: Anadyr, latitude: 64.73, longitude: 177.5, timezone: Asia/Anadyr }
+              - { name: Springfield, city: Springfield, timezone: Asia/Tokyo }
+              - { name: Oslo, latitude: 59.91, longitude: 10.75 }
+            """
+        XCTAssertEqual(try doubts(places), [], "a city is not located yet; no zone, nothing to doubt")
+    }
+}
