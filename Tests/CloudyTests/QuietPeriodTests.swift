@@ -113,6 +113,22 @@ final class QuietPeriodTests: XCTestCase {
         XCTAssertEqual(rig.placesUp, 2)
     }
 
+    /// A `Retry-After` is honoured up to a day, on a quota refusal as on any other answer: a
+    /// minute's refusal asking for a month (a proxy's header, a skewed date) is not a month.
+    func testARetryAfterPastADayIsADay() throws {
+        let start = rig.clock.now()
+        rig.answer(
+            status: .tooManyRequests, reason: "Minutely API request limit exceeded. Please try again in one minute.",
+            headers: [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")])
+        rig.start(rig.config(places: 2))
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.refresher.account.quietPeriod?.until, start + 86400)
+        rig.answerForecasts()
+        rig.clock.advance(by: 86400)
+        XCTAssertEqual(rig.asked.count, 2)
+        XCTAssertEqual(rig.placesUp, 2)
+    }
+
     func testANonQuota429IsAnOrdinaryRateLimitWithBackOff() throws {
         rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests")
         rig.start(rig.config(places: 2))

@@ -46,7 +46,7 @@ extension Feed {
     func beginQuietPeriod(after refusal: WeatherFetchError, now: Double, placesWaiting: Int) -> QuietPeriod {
         let until: Double
         if case .quota(let window?) = refusal.cause {
-            let asked = refusal.retryAfter.map { now + min($0, 31 * 86400) } ?? now
+            let asked = refusal.retryAfter.map { now + min($0, Backoff.longestRetryAfter) } ?? now
             until = max(QuietPeriod.lift(after: window, now: now), asked)
             backoffState.hold(until: until)
         } else {
