@@ -59,3 +59,47 @@ final class ReadinessTests: XCTestCase {
         XCTAssertNil(detail(lifted), "nothing more once it has lifted")
     }
 }
+
+extension ReadinessTests {
+    /// Once ready, a place a reload adds waits on a line of its own; readiness goes only when no
+    /// place has weather (every place replaced), as at the start.
+    func testAPlaceAddedToAReadyExporterWaitsWithoutTakingReadiness() {
+        var added = status("Lima", up: false, attempted: false)
+        added.quietPeriod = nil
+        let statuses = [status("Berlin", up: true), added]
+        XCTAssertEqual(
+            Readiness(statuses, wasReady: true).answer,
+            "ready\nquiet: Berlin: \(quietText)\nwaiting: Lima: waiting for the first refresh")
+        XCTAssertEqual(
+            Readiness(statuses).answer, "not ready: waiting for the first refresh of 1 of 2 places; \(quietText)",
+            "at the start, every place's first refresh counts")
+        XCTAssertEqual(
+            Readiness([added], wasReady: true).answer, "not ready: waiting for the first refresh of 1 of 1 places")
+    }
+}
+
+/// The same through a refresher: a place added while the provider's `Retry-After` holds every
+/// request back leaves `/readyz` at 200 for the ten minutes it waits.
+final class ReadinessAfterReloadTests: XCTestCase {
+    func testAReloadDuringABackOffKeepsTheExporterReady() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        rig.answerForecasts()
+        let config = rig.config(places: 2)
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.readyz, "ready")
+        rig.answer(status: .serviceUnavailable, reason: "down", headers: [("Retry-After", "600")])
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.asked.count, 2)
+        let more = rig.config(places: 3)
+        rig.reload(to: more, from: config)
+        XCTAssertEqual(rig.asked.count, 2, "Retry-After holds the new place back too")
+        XCTAssertTrue(rig.readyz.hasPrefix("ready\n"), rig.readyz)
+        XCTAssertTrue(rig.readyz.hasSuffix("\nwaiting: Place 2: waiting for the first refresh"), rig.readyz)
+        rig.answerForecasts()
+        rig.clock.advance(by: 600)
+        XCTAssertEqual(rig.placesUp, 3)
+        XCTAssertEqual(rig.readyz, "ready")
+    }
+}

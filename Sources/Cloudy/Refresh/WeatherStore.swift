@@ -19,6 +19,8 @@ public final class WeatherStore: Sendable {
         var latestRenderTime: Double
         /// The ticket of the render `rendered` came from.
         var renderedTicket = 0
+        /// Whether a rendering has said "ready" since the start (`Readiness`).
+        var wasReady = false
     }
 
     public let telemetry: ExporterTelemetry
@@ -42,7 +44,9 @@ public final class WeatherStore: Sendable {
             config: config, statuses: statuses, telemetry: telemetry.read(),
             telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
         state = NIOLockedValueBox(
-            State(config: config, statuses: statuses, rendered: rendered, renderedAt: now, latestRenderTime: now))
+            State(
+                config: config, statuses: statuses, rendered: rendered, renderedAt: now, latestRenderTime: now,
+                wasReady: rendered.readiness.notReadyReason == nil))
     }
 
     public var rendered: RenderedPages { state.withLockedValue { $0.rendered } }
@@ -142,23 +146,24 @@ public final class WeatherStore: Sendable {
     /// before the latest one asked for (a reload takes its time before it reads the config)
     /// renders at that latest time, or series gone stale would come back.
     public func render(now: Double) {
-        let (config, statuses, warnings, reading, now, ticket) = state.withLockedValue { state in
+        let (config, statuses, warnings, reading, now, ticket, wasReady) = state.withLockedValue { state in
             state.renderTickets += 1
             state.latestRenderTime = max(state.latestRenderTime, now)
             return (
                 state.config, state.statuses, state.warnings, telemetry.read(), state.latestRenderTime,
-                state.renderTickets
+                state.renderTickets, state.wasReady
             )
         }
         let rendered = RenderedPages(
             config: config, statuses: statuses, warnings: warnings, telemetry: reading,
-            telemetryPath: telemetryPath, now: now, processMetrics: processMetrics)
+            telemetryPath: telemetryPath, now: now, wasReady: wasReady, processMetrics: processMetrics)
         beforePublishing.withLockedValue { $0 }?()
         state.withLockedValue { state in
             guard ticket > state.renderedTicket else { return }
             state.rendered = rendered
             state.renderedAt = now
             state.renderedTicket = ticket
+            if rendered.readiness.notReadyReason == nil { state.wasReady = true }
         }
     }
 }

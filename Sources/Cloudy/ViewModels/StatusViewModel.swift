@@ -58,8 +58,7 @@ public struct StatusViewModel: Sendable {
         let quiet = status.quietPeriod
         if status.lastAttempt == nil {
             state = .waiting
-            let paced = status.pacedUntil.map(Readiness.pacedNote)
-            stateDetail = "waiting for the first refresh" + ((quiet?.description ?? paced).map { "; " + $0 } ?? "")
+            stateDetail = Readiness.waiting(status)
         } else if status.snapshot != nil, fresh == nil, let lastSuccess = status.lastSuccess {
             state = .stale
             stateDetail =

@@ -9,10 +9,11 @@ public final class RenderedPages: Sendable {
     public let html: HTMLPages
     public let readiness: Readiness
 
-    /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second).
+    /// `processMetrics` is the live `process_*` part, read at scrape time (at most once a second);
+    /// `wasReady` whether the exporter has been ready since it started (`Readiness`).
     public init(
         config: Config, statuses: [PlaceStatus], warnings board: WarningBoard = WarningBoard(),
-        telemetry: ExporterTelemetry.Reading, telemetryPath: String, now: Double,
+        telemetry: ExporterTelemetry.Reading, telemetryPath: String, now: Double, wasReady: Bool = false,
         processMetrics: @escaping @Sendable () -> MetricFamilies
     ) {
         var page = MetricFamilies()
@@ -37,7 +38,7 @@ public final class RenderedPages: Sendable {
         telemetry.addSamples(
             to: &page, refreshInterval: config.refresh.interval, shard: config.shard,
             quietPeriod: statuses.lazy.compactMap(\.quietPeriod).first)
-        readiness = Readiness(statuses)
+        readiness = Readiness(statuses, wasReady: wasReady)
         html = HTMLPages(
             config: config, statuses: statuses, warnings: warnings, readiness: readiness,
             telemetryPath: telemetryPath, now: now)
