@@ -70,6 +70,26 @@ final class AlertThresholdsTests: XCTestCase {
         XCTAssertEqual(crossed(DailyForecast(daysAhead: 0)), [], "no value, nothing crossed")
     }
 
+    /// Thresholds kept to 9 decimals meet forecasts in other units at their exact value: the
+    /// pages mark what the rules fire for, no more and no less.
+    func testAForecastAtAThresholdWrittenInAnotherUnitIsAtIt() throws {
+        func threshold(_ text: String, _ alert: WeatherAlert) throws -> Double {
+            guard case .success(let value) = ThresholdValue.parse(text, for: alert) else {
+                XCTFail("\(text) was refused")
+                return .nan
+            }
+            return try XCTUnwrap(value)
+        }
+        let thresholds = AlertThresholds([
+            .gust: try threshold("60 km/h", .gust), .wind: try threshold("35 kn", .wind),
+            .heat: try threshold("91 °F", .heat), .frost: try threshold("33 °F", .frost),
+        ])
+        let atEach = DailyForecast(
+            daysAhead: 0, temperatureMaxCelsius: (91 - 32) * 5 / 9.0, temperatureMinCelsius: (33 - 32) * 5 / 9.0,
+            windSpeedMaxMetersPerSecond: 64.82 / 3.6, windGustMaxMetersPerSecond: 60 / 3.6)
+        XCTAssertEqual(thresholds.crossed(by: atEach), [.heat, .wind, .gust], "frost: at it is not below it")
+    }
+
     func testEveryThresholdNotOffIsASeriesInBaseUnitsEvenWithoutWeather() {
         var place = Place(
             name: "Greenhouse", latitude: 59.91, longitude: 10.75, units: UnitSettings(temperature: [.fahrenheit]))

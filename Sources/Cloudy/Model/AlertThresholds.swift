@@ -62,8 +62,19 @@ public struct AlertThresholds: Sendable, Equatable {
     public func crossed(by day: DailyForecast) -> [WeatherAlert] {
         WeatherAlert.allCases.filter { alert in
             guard let threshold = self[alert], let value = Self.value(of: alert, in: day) else { return false }
-            return alert == .frost ? value < threshold : value >= threshold
+            return Self.crosses(value, threshold, alert)
         }
+    }
+
+    /// Whether `value` crosses `threshold`, both in base units, exactly as the shipped rules
+    /// compare: in the unit the rule reads (mm for precipitation, else the base unit), against
+    /// the threshold less 1e-9, so a value equal to its threshold in the place's unit counts as
+    /// equal although the threshold is kept to 9 decimals ("60 km/h" is 16.666666667 m/s, a
+    /// forecast of 60 km/h 16.666666666666668).
+    static func crosses(_ value: Double, _ threshold: Double, _ alert: WeatherAlert) -> Bool {
+        let scale = alert == .precipitation ? 1000.0 : 1
+        let limit = threshold * scale - 1e-9
+        return alert == .frost ? value * scale < limit : value * scale >= limit
     }
 
     /// The day's value an alert compares with its threshold, in base units.
