@@ -6,6 +6,10 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The exporter's HTTP/1.1 server on SwiftNIO (keep-alive, pipelining handled by NIO).
 /// Binding happens in `bind()` so a taken port fails start-up before anything runs; `run()`
 /// serves until graceful shutdown, then stops accepting, lets requests in flight finish and
@@ -167,5 +171,10 @@ public final class HTTPServer: Service, @unchecked Sendable {
 public struct HTTPServerError: Error, CustomStringConvertible {
     public var address: ListenAddress
     public var underlying: Error
-    public var description: String { "cannot listen on \(address): \(underlying)" }
+    /// "cannot listen on 127.0.0.1:10150: Address already in use": the system's words, not
+    /// NIO's description of the call that failed.
+    public var description: String {
+        let reason = (underlying as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(underlying)"
+        return "cannot listen on \(address): \(reason)"
+    }
 }
