@@ -104,10 +104,30 @@ final class QuotaStateTests: XCTestCase {
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 2)
         XCTAssertEqual(rig.log.entries(containing: "ignoring the quota state file: too big").count, 1)
+
+        // A directory where the file should be: the system's words, not Foundation's error dump.
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+        restart(rig.config(places: 1, interval: 60))
+        rig.clock.advance(by: 0)
+        let unreadable = rig.log.entries(containing: "ignoring unreadable quota state file")
+        XCTAssertEqual(unreadable.count, 2)
+        XCTAssertEqual("\(unreadable.last?.metadata["error"] ?? "")", file.path + ": Is a directory")
     }
 }
 
 extension QuotaStateTests {
+    /// The restart's log line counts fractional weights to a millionth, as the page does.
+    func testTheRestartLogLineHasNoBinaryNoise() throws {
+        let budget = CallBudget(quota: Quota(limits: [.day: 1000]), callsPerPlace: 0.1)
+        let config = rig.config(places: 3, interval: 600)
+        rig.start(config, budget: budget)
+        rig.clock.advance(by: 0)
+        restart(config, budget: budget)
+        let line = try XCTUnwrap(rig.log.entries(containing: "calls spent before the restart still count").first)
+        XCTAssertEqual("\(line.metadata["calls_last_day"] ?? "")", "0.3", "not 0.30000000000000004")
+    }
+
     /// A feed that a reload replaced is let go by the account it spent, before any quiet period.
     func testTheAccountLetsGoOfFeedsThatAreGone() {
         final class Owner: Sendable {}

@@ -1,5 +1,11 @@
 /// What a refresh costs, as each provider counts it, from what Cloudy actually asks it for.
 public enum CallCost {
+    /// A count of calls rounded to a millionth, as the page and the log show it: a sum of
+    /// fractional weights carries binary noise (20.299999999999997, 359.59999999999997).
+    public static func rounded(_ calls: Double) -> Double {
+        (calls * 1e6).rounded() / 1e6
+    }
+
     /// Open-Meteo's weight of one place in one request: `max(1, nVars/10 × max(1, nDays/14))`,
     /// where `variables` counts the current, hourly and daily variables asked for and `days` the
     /// days covered (forecast_days + past_days). A request for several places costs the sum.

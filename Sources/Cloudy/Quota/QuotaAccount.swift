@@ -65,7 +65,7 @@ public final class QuotaAccount: Sendable {
                 "calls spent before the restart still count",
                 metadata: [
                     "provider": "\(provider.rawValue)",
-                    "calls_last_day": "\(SampleValue.format(kept.ledger.spent(inLast: 86400, at: now)))",
+                    "calls_last_day": "\(SampleValue.format(CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))))",
                     "quiet_until": "\(initial.quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
                 ])
         }

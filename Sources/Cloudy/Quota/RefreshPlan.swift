@@ -78,7 +78,7 @@ public struct RefreshPlan: Sendable, Equatable {
         // A whisker below the ceiling, so that 86,400 / 600 counts 144 refreshes, not 145; the
         // product to a millionth, so the page shows 1670.4 rather than 1670.3999999999999.
         let calls = cost * (window.seconds / interval - 1e-9).rounded(.up)
-        return (calls * 1e6).rounded() / 1e6
+        return CallCost.rounded(calls)
     }
 
     /// The shortest interval (whole seconds) at which `window` stays within `share` of its

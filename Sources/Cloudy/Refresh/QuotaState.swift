@@ -30,7 +30,7 @@ struct QuotaState: Codable, Equatable {
             return nil
         }
         do {
-            let state = try JSONDecoder().decode(QuotaState.self, from: Data(contentsOf: file))
+            let state = try JSONDecoder().decode(QuotaState.self, from: StorageFile.read(file))
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }

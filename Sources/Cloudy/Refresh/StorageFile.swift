@@ -48,6 +48,23 @@ enum StorageFile {
         }
     }
 
+    /// The whole of `file`, or why it cannot be read in the system's words ("…/quota.json: Is a
+    /// directory", "…: Permission denied").
+    static func read(_ file: URL) throws(StorageError) -> Data {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StorageError(file, errno) }
+        defer { close(descriptor) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw StorageError(file, errno) }
+            if count == 0 { return data }
+            data.append(contentsOf: chunk[0..<count])
+        }
+    }
+
     /// The size of `file` in bytes, or nil when there is none.
     static func size(of file: URL) -> Int? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }

@@ -79,9 +79,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         if let plan = reading.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
         page.declare(upstreamCalls)
         for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
-            // Rounded to a millionth: the sum of fractional weights carries binary noise (20.299999999999997).
-            page.add(
-                upstreamCalls, labels: [("provider", provider)], value: (calls * 1e6).rounded() / 1e6, suffix: "_total")
+            page.add(upstreamCalls, labels: [("provider", provider)], value: CallCost.rounded(calls), suffix: "_total")
         }
         guard let plan = reading.plan else { return }
         let provider = plan.provider.rawValue
