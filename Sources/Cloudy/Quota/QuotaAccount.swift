@@ -61,11 +61,11 @@ public final class QuotaAccount: Sendable {
         if let file, let kept = QuotaState.load(from: file, provider: provider, url: url, logger: logger) {
             initial.ledger = kept.ledger
             if let quiet = kept.quietPeriod, quiet.until > now { initial.quietPeriod = quiet }
+            let lastDay = CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))
             logger.info(
                 "calls spent before the restart still count",
                 metadata: [
-                    "provider": "\(provider.rawValue)",
-                    "calls_last_day": "\(SampleValue.format(CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))))",
+                    "provider": "\(provider.rawValue)", "calls_last_day": "\(SampleValue.format(lastDay))",
                     "quiet_until": "\(initial.quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
                 ])
         }
