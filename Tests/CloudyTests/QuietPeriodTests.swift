@@ -209,6 +209,8 @@ final class QuietPeriodTests: XCTestCase {
         let said = rig.log.entries(containing: "HTTP 400")
         XCTAssertEqual(said.count, 1, said.map(\.message).joined(separator: "\n"))
         XCTAssertEqual(said.first?.level, .error)
+        XCTAssertEqual(said.first?.metadata["places"], "3", "the batch's three places, not the first alone")
+        XCTAssertEqual(said.first?.metadata["locations"], "Place 0, Place 1, Place 2")
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
         XCTAssertTrue(rig.readyz.contains("Latitude must be in range"), "the places still show why")
     }
