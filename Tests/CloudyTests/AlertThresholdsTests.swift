@@ -27,6 +27,9 @@ final class AlertThresholdsTests: XCTestCase {
             XCTAssertEqual(value, want, accuracy: 1e-9, "\(text) for \(alert)")
         }
         XCTAssertEqual(parsed("off", .heat), .some(nil), "off is no threshold")
+        XCTAssertEqual(parsed("-273.15 °C", .frost), .some(-273.15), "absolute zero itself")
+        let zero = try? XCTUnwrap(parsed("-0 m/s", .wind) ?? nil)
+        XCTAssertEqual(zero.map { $0.sign }, .plus, "-0 m/s is the 0 it is")
     }
 
     func testWhatIsNotAThresholdIsRefusedWithItsReason() {
@@ -38,6 +41,11 @@ final class AlertThresholdsTests: XCTestCase {
             ("20 °C", .wind, .wrongUnit("°C", ThresholdValue.example(.windSpeed))),
             ("-1 m/s", .gust, .negative), ("-0.5 in", .precipitation, .negative), ("-1", .uv, .negative),
             ("8 mm", .uv, .notAThreshold(ThresholdValue.example(.index))),
+            ("-300 °C", .frost, .belowAbsoluteZero), ("-500 °F", .frost, .belowAbsoluteZero),
+            ("1e1 °C", .frost, .notAThreshold(ThresholdValue.example(.temperature))),
+            ("3,5 °C", .heat, .notAThreshold(ThresholdValue.example(.temperature))),
+            ("0x10 m/s", .wind, .notAThreshold(ThresholdValue.example(.windSpeed))),
+            ("1e1", .uv, .notAThreshold(ThresholdValue.example(.index))),
             ("high", .uv, .notAThreshold(ThresholdValue.example(.index))),
             ("mm", .precipitation, .notAThreshold(ThresholdValue.example(.length))),
             ("", .frost, .notAThreshold(ThresholdValue.example(.temperature))),
@@ -131,6 +139,15 @@ final class AlertThresholdsTests: XCTestCase {
         XCTAssertEqual(
             config.alertSummary,
             ["alerts (every place): wind 16.6667 m/s", "alerts of Greenhouse: frost 3 °C, heat off"])
+    }
+
+    /// A list where a threshold goes is refused as not being one, not as "not a string".
+    func testAListIsNotAThreshold() {
+        XCTAssertThrowsError(
+            try ConfigLoader.parse(yaml: "alerts: { uv: [1] }\nlocations:\n  - { name: A, latitude: 1, longitude: 2 }")
+        ) { error in
+            XCTAssertEqual((error as? ConfigError)?.reason, "must be a plain number such as 8 or off, found a list")
+        }
     }
 
     /// Without `air_quality:` there is no index to compare with: no place has an air-quality

@@ -39,6 +39,11 @@ enum ThresholdValue {
         guard let number = Double(numberText), number.isFinite else {
             return .failure(.notAThreshold(example(alert.quantity)))
         }
+        // "1e1 °C", "3,5 °C", "0x10", "3 5 °C": a number written another way, not a unit (no
+        // unit begins so).
+        if let next = unit.first, next.isNumber || "eExX_,".contains(next) {
+            return .failure(.notAThreshold(example(alert.quantity)))
+        }
         let value: Double
         if alert.quantity == .index {
             guard unit.isEmpty else { return .failure(.notAThreshold(example(.index))) }
@@ -51,9 +56,11 @@ enum ThresholdValue {
             value = known.toBase(number)
         }
         if alert.quantity != .temperature, value < 0 { return .failure(.negative) }
+        if alert.quantity == .temperature, value < -273.15 { return .failure(.belowAbsoluteZero) }
         // To the nearest billionth of the base unit: 37.4 °F is the 3 °C it means, not the
-        // 3.0000000000000004 that binary arithmetic leaves, on the page and in alert texts.
-        return .success((value * 1e9).rounded() / 1e9)
+        // 3.0000000000000004 that binary arithmetic leaves, on the page and in alert texts
+        // (+ 0 makes "-0 m/s" the 0 it is).
+        return .success((value * 1e9).rounded() / 1e9 + 0)
     }
 
     enum Problem: Error, Equatable {
@@ -61,6 +68,7 @@ enum ThresholdValue {
         case noUnit(String)
         case wrongUnit(String, String)
         case negative
+        case belowAbsoluteZero
 
         func reason(_ text: String) -> String {
             switch self {
@@ -69,6 +77,7 @@ enum ThresholdValue {
             case .wrongUnit(let unit, let example):
                 return "\"\(unit)\" is not a unit of this threshold: write \(example), or off"
             case .negative: return "must not be negative, found \"\(text)\""
+            case .belowAbsoluteZero: return "\"\(text)\" is below absolute zero (-273.15 °C)"
             }
         }
     }
@@ -80,7 +89,8 @@ extension ConfigLoader {
         try map.rejectUnknownKeys(WeatherAlert.allCases.map(\.rawValue))
         var thresholds = base
         for alert in WeatherAlert.allCases {
-            guard let text = try map.string(alert.rawValue) else { continue }
+            guard let text = try map.text(alert.rawValue, expecting: ThresholdValue.example(alert.quantity) + " or off")
+            else { continue }
             switch ThresholdValue.parse(text, for: alert) {
             case .success(let value): thresholds[alert] = value
             case .failure(let problem): throw map.error(alert.rawValue, problem.reason(text))

@@ -74,6 +74,11 @@ struct YAMLMapping {
         try scalar(key, expecting: "a string")?.string
     }
 
+    /// A scalar's text, quoted or not; a list or mapping is refused as not being `expecting`.
+    func text(_ key: String, expecting: String) throws(ConfigError) -> String? {
+        try scalar(key, expecting: expecting)?.string
+    }
+
     func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let scalar = try scalar(key, expecting: "true or false") else { return nil }
         switch scalar.style == .plain ? scalar.string : "" {
