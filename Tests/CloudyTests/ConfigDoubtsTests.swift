@@ -38,3 +38,24 @@ final class ConfigDoubtsTests: XCTestCase {
         XCTAssertEqual(try doubts(places), [], "a city is not located yet; no zone, nothing to doubt")
     }
 }
+
+extension ConfigDoubtsTests {
+    /// A threshold the config sets that the provider gives no daily value for, or with no days
+    /// asked, cannot fire: said, but only for what the config sets, not for the defaults.
+    func testAThresholdThatCannotFireIsDoubted() throws {
+        let berlin = "locations:\n  - { name: Berlin, latitude: 52.52, longitude: 13.41 }\n"
+        func doubts(_ yaml: String) throws -> [String] { try ConfigLoader.parse(yaml: yaml + berlin).doubts(at: june) }
+        let met = "provider: { name: met-norway, user_agent: \"cloudy/1.0 ops@example.com\" }\n"
+        XCTAssertEqual(try doubts(met), [], "the defaults say nothing")
+        XCTAssertEqual(
+            try doubts(met + "alerts: { gust: \"80 km/h\", wind: \"50 km/h\" }\n"),
+            [
+                "alerts.gust: met-norway gives no daily value for it, so it cannot fire (docs/providers.md); "
+                    + "set it off to say so"
+            ])
+        XCTAssertEqual(
+            try doubts("forecast: { days: 0 }\nalerts: { frost: \"2 °C\" }\n"),
+            ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"])
+        XCTAssertEqual(try doubts("alerts: { uv: 6, gust: \"80 km/h\" }\n"), [], "Open-Meteo gives both")
+    }
+}

@@ -8,9 +8,43 @@ extension Config {
 
     /// What the config likely says by mistake, though it is valid: each located place whose
     /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
-    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's). `--config.check` prints
-    /// these as warnings, and the exporter logs them at start and on a reload. Empty when none.
+    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), and thresholds that
+    /// cannot fire (`thresholdDoubts`). `--config.check` prints these as warnings, and the
+    /// exporter logs them at start and on a reload. Empty when none.
     public func doubts(at now: Double) -> [String] {
+        timeZoneDoubts(at: now) + thresholdDoubts
+    }
+
+    /// Thresholds the config sets (other than the built-in defaults) that cannot fire: the
+    /// provider gives no daily value for them (docs/providers.md, "what it lacks"), or
+    /// `forecast.days` asks for no days.
+    var thresholdDoubts: [String] {
+        let set = WeatherAlert.allCases.filter { alert in
+            alert != .airQuality
+                && places.contains { $0.alerts[alert] != nil && $0.alerts[alert] != AlertThresholds.builtIn[alert] }
+        }
+        guard !set.isEmpty else { return [] }
+        if forecast.days == 0 {
+            return ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"]
+        }
+        let lacking = set.filter { Self.lacks(provider, $0) }
+        return lacking.map { alert in
+            "alerts.\(alert.rawValue): \(provider.name.rawValue) gives no daily value for it, so it cannot fire "
+                + "(docs/providers.md); set it off to say so"
+        }
+    }
+
+    /// Whether `provider` gives no daily value for `alert`.
+    static func lacks(_ provider: ProviderSettings, _ alert: WeatherAlert) -> Bool {
+        switch provider.name {
+        case .openMeteo: return false
+        case .openWeatherMap: return alert == .uv && !provider.oneCall
+        case .metNorway: return alert == .gust || alert == .uv
+        case .darkSky: return alert == .wind || alert == .gust
+        }
+    }
+
+    private func timeZoneDoubts(at now: Double) -> [String] {
         places.compactMap { place in
             guard place.isLocated, let zone = place.timezone, let timeZone = TimeZone(identifier: zone) else {
                 return nil
