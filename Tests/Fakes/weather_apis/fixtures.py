@@ -31,13 +31,13 @@ DEFAULT_FIXTURES = Path(__file__).absolute().parents[2] / "CloudyTests" / "Fixtu
 
 
 def load_templates(directory):
-    path = Path(directory) / FIXTURE_NAME
+    """The Open-Meteo forecast templates, from `directory` or, when it lacks them, the default one."""
     try:
-        templates = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        sys.exit(f"fake_weather: cannot read {path}: {error}")
+        templates = json.loads(read_fixture(directory, FIXTURE_NAME).decode("utf-8"))
+    except ValueError as error:
+        sys.exit(f"fake_weather: {FIXTURE_NAME} is not JSON: {error}")
     if not isinstance(templates, list) or not templates:
-        sys.exit(f"fake_weather: {path} must hold a non-empty JSON array")
+        sys.exit(f"fake_weather: {FIXTURE_NAME} must hold a non-empty JSON array")
     return templates
 
 
