@@ -214,7 +214,7 @@ final class WebConfigLoaderTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("w.yml:3: invalid YAML: "), "\(error)")
         }
         XCTAssertThrowsError(try WebConfigLoader.parse(yaml: "basic_auth_users:\n  a: x\n  a: y\n", file: "w.yml")) {
-            XCTAssertEqual("\($0)", "w.yml:2: duplicate key: a")
+            XCTAssertEqual("\($0)", "w.yml:3: duplicate key: a", "the line of the second")
         }
     }
 

@@ -240,9 +240,27 @@ extension YAMLMapping {
             return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
         case YamlError.duplicatedKeysInMapping(let duplicates, let context):
             let keys = duplicates.joined(separator: ", ")
-            return ConfigError(file: file, line: context.mark.line, field: "", reason: "duplicate key: \(keys)")
+            let line = duplicateLine(of: duplicates.first ?? "", after: context.mark, in: context.text)
+            return ConfigError(file: file, line: line, field: "", reason: "duplicate key: \(keys)")
         default:
             return ConfigError(file: file, field: "", reason: "invalid YAML: \(error)")
         }
+    }
+
+    /// The line of the second `key` of a block mapping whose first is at `first` (Yams names the
+    /// first): the next line that holds `key:` at the same column, nothing but spaces before it.
+    /// In a flow mapping both are on the first's line, which is then the answer.
+    static func duplicateLine(of key: String, after first: Mark, in text: String) -> Int {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = max(first.column - 1, 0)
+        for number in first.line..<lines.count {  // 0-based: the line after the first
+            let line = lines[number]
+            guard line.count > indent, line.prefix(indent).allSatisfy({ $0 == " " }) else { continue }
+            let rest = line.dropFirst(indent)
+            for written in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(written) {
+                if rest.dropFirst(written.count).drop(while: { $0 == " " }).hasPrefix(":") { return number + 1 }
+            }
+        }
+        return first.line
     }
 }
