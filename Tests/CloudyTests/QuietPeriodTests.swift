@@ -97,36 +97,33 @@ final class QuietPeriodTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6)
     }
 
-    func testARetryAfterLaterThanTheWindowWins() throws {
+    /// A minute's quota refusal with `retryAfter` holds both places back for `seconds`, then
+    /// asks them again.
+    func assertMinuteRefusal(retryAfter: String, holds seconds: Double) {
         let start = rig.clock.now()
         rig.answer(
             status: .tooManyRequests, reason: "Minutely API request limit exceeded. Please try again in one minute.",
-            headers: [("Retry-After", "300")])
+            headers: [("Retry-After", retryAfter)])
         rig.start(rig.config(places: 2))
         rig.clock.advance(by: 0)
-        XCTAssertTrue(rig.readyz.contains("until \(QuietPeriod.utcTime(start + 300))"), rig.readyz)
+        XCTAssertEqual(rig.refresher.account.quietPeriod?.until, start + seconds)
+        XCTAssertTrue(rig.readyz.contains("until \(QuietPeriod.utcTime(start + seconds))"), rig.readyz)
         rig.answerForecasts()
-        rig.clock.advance(by: 299)
-        XCTAssertEqual(rig.asked.count, 1, "the minute is over, Retry-After is not")
+        rig.clock.advance(by: seconds - 1)
+        XCTAssertEqual(rig.asked.count, 1, "held back")
         rig.clock.advance(by: 1)
         XCTAssertEqual(rig.asked.count, 2)
         XCTAssertEqual(rig.placesUp, 2)
     }
 
+    func testARetryAfterLaterThanTheWindowWins() {
+        assertMinuteRefusal(retryAfter: "300", holds: 300)
+    }
+
     /// A `Retry-After` is honoured up to a day, on a quota refusal as on any other answer: a
     /// minute's refusal asking for a month (a proxy's header, a skewed date) is not a month.
-    func testARetryAfterPastADayIsADay() throws {
-        let start = rig.clock.now()
-        rig.answer(
-            status: .tooManyRequests, reason: "Minutely API request limit exceeded. Please try again in one minute.",
-            headers: [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")])
-        rig.start(rig.config(places: 2))
-        rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.refresher.account.quietPeriod?.until, start + 86400)
-        rig.answerForecasts()
-        rig.clock.advance(by: 86400)
-        XCTAssertEqual(rig.asked.count, 2)
-        XCTAssertEqual(rig.placesUp, 2)
+    func testARetryAfterPastADayIsADay() {
+        assertMinuteRefusal(retryAfter: "Fri, 31 Dec 9999 23:59:59 GMT", holds: 86400)
     }
 
     func testANonQuota429IsAnOrdinaryRateLimitWithBackOff() throws {
