@@ -75,6 +75,10 @@ extension ReadinessTests {
             "at the start, every place's first refresh counts")
         XCTAssertEqual(
             Readiness([added], wasReady: true).answer, "not ready: waiting for the first refresh of 1 of 1 places")
+        XCTAssertEqual(
+            Readiness([status("Berlin", up: true), status("Lima", up: false, attempted: false)], wasReady: true).answer,
+            "ready\nquiet: Berlin: \(quietText)\nwaiting: Lima: waiting for the first refresh; \(quietText)",
+            "a place not asked yet is waiting, not quiet")
     }
 }
 

@@ -26,7 +26,10 @@ public struct Readiness: Sendable, Equatable {
             status.lastError.map { "\(status.place.name): " + Self.withQuietPeriod($0, status.quietPeriod) }
         }
         placesQuiet = statuses.compactMap { status in
-            guard status.lastError == nil, let quiet = status.quietPeriod else { return nil }
+            // A place not asked yet waits (its line says the quiet period too).
+            guard status.lastError == nil, status.lastAttempt != nil, let quiet = status.quietPeriod else {
+                return nil
+            }
             return "\(status.place.name): \(quiet.description)"
         }
         // A place a reload added to a ready exporter waits without taking readiness away.
