@@ -117,6 +117,27 @@ final class QuotaStateTests: XCTestCase {
 }
 
 extension QuotaStateTests {
+    /// A quiet period kept in the file holds at most a day (Dark Sky's a month): a file from an
+    /// older version, or edited, cannot silence the exporter longer.
+    func testAKeptQuietPeriodHoldsADayAtMost() throws {
+        let now = rig.clock.now()
+        let month = QuietPeriod(provider: .openMeteo, reason: "open-meteo: HTTP 429", until: now + 31 * 86400)
+        let kept = QuotaState(provider: .openMeteo, url: rig.server.baseURL, ledger: CallLedger(), quietPeriod: month)
+        try kept.write(to: file)
+        let account = QuotaAccount(
+            provider: .openMeteo, url: rig.server.baseURL, quota: .unlimited, file: file, now: now,
+            logger: rig.log.logger)
+        XCTAssertEqual(account.quietPeriod?.until, now + 86400)
+        let darkSky = QuotaState(
+            provider: .darkSky, url: rig.server.baseURL, ledger: CallLedger(),
+            quietPeriod: QuietPeriod(provider: .darkSky, reason: "dark-sky: HTTP 429", until: now + 10 * 86400))
+        try darkSky.write(to: file)
+        let monthly = QuotaAccount(
+            provider: .darkSky, url: rig.server.baseURL, quota: .unlimited, file: file, now: now,
+            logger: rig.log.logger)
+        XCTAssertEqual(monthly.quietPeriod?.until, now + 10 * 86400, "until the month turns (2026-07-01)")
+    }
+
     /// The restart's log line counts fractional weights to a millionth, as the page does.
     func testTheRestartLogLineHasNoBinaryNoise() throws {
         let budget = CallBudget(quota: Quota(limits: [.day: 1000]), callsPerPlace: 0.1)

@@ -50,17 +50,27 @@ public final class QuotaAccount: Sendable {
     private let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
+    private let upstream: String?
     private let logger: Logger
 
     /// The account of `provider` at `url` under `quota`. With a `file`, what the owner counted
     /// before a restart still counts, and a refusal still in force holds.
-    public init(provider: ProviderName, url: String, quota: Quota, file: URL?, now: Double, logger: Logger) {
+    /// `upstream` names who a quiet period holds back when it is not the provider's own API
+    /// (`QuietPeriod.upstream`).
+    public init(
+        provider: ProviderName, upstream: String? = nil, url: String, quota: Quota, file: URL?, now: Double,
+        logger: Logger
+    ) {
         self.file = file
         self.logger = logger
+        self.upstream = upstream
         var initial = State(provider: provider, url: url, quota: quota)
         if let file, let kept = QuotaState.load(from: file, provider: provider, url: url, logger: logger) {
             initial.ledger = kept.ledger
-            if let quiet = kept.quietPeriod, quiet.until > now { initial.quietPeriod = quiet }
+            if var quiet = kept.quietPeriod, quiet.until > now {
+                quiet.until = min(quiet.until, QuietPeriod.latestLift(of: provider, now: now))
+                initial.quietPeriod = quiet
+            }
             let lastDay = CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))
             logger.info(
                 "calls spent before the restart still count",
@@ -162,7 +172,7 @@ public final class QuotaAccount: Sendable {
     public func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
         let period = state.withLockedValue { state in
             if let longer = state.quietPeriod, longer.until > until { return longer }
-            let period = QuietPeriod(provider: state.provider, reason: reason, until: until)
+            let period = QuietPeriod(provider: state.provider, reason: reason, until: until, upstream: upstream)
             state.quietPeriod = period
             save(&state)
             return period

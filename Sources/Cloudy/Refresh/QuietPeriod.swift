@@ -8,16 +8,28 @@ public struct QuietPeriod: Sendable, Equatable, Codable {
     public var reason: String
     /// Unix seconds from which requests go out again.
     public var until: Double
+    /// Who is not asked, when not the provider's own API: an air-quality source on a quota of
+    /// its own (`open-meteo-air-quality`), while the weather goes on asking the provider.
+    public var upstream: String?
 
-    public init(provider: ProviderName, reason: String, until: Double) {
+    public init(provider: ProviderName, reason: String, until: Double, upstream: String? = nil) {
         self.provider = provider
         self.reason = reason
         self.until = until
+        self.upstream = upstream
     }
 
     /// What a place shows while the period lasts: when it lifts (UTC), and the reason.
     public var description: String {
-        "no requests to \(provider.rawValue) until \(Self.utcTime(until)): \(reason)"
+        "no requests to \(upstream ?? provider.rawValue) until \(Self.utcTime(until)): \(reason)"
+    }
+
+    /// The latest a refusal of `provider` at `now` can hold requests back: a day (the longest
+    /// `Retry-After` honoured, and Open-Meteo's longest window), or Dark Sky's month. A period
+    /// kept in `quota.json` is held to it, so no file (from an older version, or edited) can
+    /// silence the exporter longer.
+    static func latestLift(of provider: ProviderName, now: Double) -> Double {
+        max(now + Backoff.longestRetryAfter, lift(after: provider == .darkSky ? .month : .day, now: now))
     }
 
     /// How long after a window's boundary requests resume. Open-Meteo's server clears its
