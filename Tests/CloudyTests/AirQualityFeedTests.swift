@@ -202,6 +202,9 @@ extension AirQualityFeedTests {
         let samples = rig.store.renderedSamples
         XCTAssertEqual(samples[Self.refusedUntil + #"{provider="open-meteo-air-quality"}"#], quiet.until)
         XCTAssertNil(samples[Self.refusedUntil + #"{provider="open-meteo"}"#])
+        XCTAssertTrue(
+            rig.store.statuses[0].airQuality?.lastError?.hasPrefix("no requests to open-meteo-air-quality until") == true,
+            "the source is held back, not the provider the weather goes on asking")
         refusing.withLockedValue { $0 = false }
         rig.clock.advance(by: quiet.until - rig.clock.now() + 1)
         feed.feed.waitForQueuedWork()

@@ -112,16 +112,16 @@ extension AirQualityFeed.Parts {
         return Feed(
             source: source, schedule: AirQualityFeed.schedule(config),
             recorder: AirQualityRecorder(store: store, ownAccount: spending == .weather ? nil : source.providerLabel),
-            account: account(for: spending, config), client: client, locator: weather.geocoder, logger: logger,
-            clock: clock)
+            account: account(for: spending, config, upstream: source.providerLabel), client: client,
+            locator: weather.geocoder, logger: logger, clock: clock)
     }
 
-    private func account(for spending: AirQualityFeed.Spending, _ config: Config) -> QuotaAccount {
+    private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
         // Kept in memory only: quota.json is the weather's account.
         return QuotaAccount(
-            provider: settings.quotaOwner, url: settings.url,
+            provider: settings.quotaOwner, upstream: upstream, url: settings.url,
             quota: config.quota.perShard ? settings.ownQuota : settings.ownQuota.divided(by: config.shard.count),
             file: nil, now: clock.now(), logger: logger)
     }
