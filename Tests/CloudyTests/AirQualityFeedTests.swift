@@ -203,7 +203,8 @@ extension AirQualityFeedTests {
         XCTAssertEqual(samples[Self.refusedUntil + #"{provider="open-meteo-air-quality"}"#], quiet.until)
         XCTAssertNil(samples[Self.refusedUntil + #"{provider="open-meteo"}"#])
         XCTAssertTrue(
-            rig.store.statuses[0].airQuality?.lastError?.hasPrefix("no requests to open-meteo-air-quality until") == true,
+            rig.store.statuses[0].airQuality?.lastError?.hasPrefix("no requests to open-meteo-air-quality until")
+                == true,
             "the source is held back, not the provider the weather goes on asking")
         refusing.withLockedValue { $0 = false }
         rig.clock.advance(by: quiet.until - rig.clock.now() + 1)
