@@ -57,5 +57,12 @@ extension ConfigDoubtsTests {
             try doubts("forecast: { days: 0 }\nalerts: { frost: \"2 °C\" }\n"),
             ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"])
         XCTAssertEqual(try doubts("alerts: { uv: 6, gust: \"80 km/h\" }\n"), [], "Open-Meteo gives both")
+        let ownUV = met + "locations:\n  - { name: Oslo, latitude: 59.91, longitude: 10.75, alerts: { uv: 6 } }\n"
+        XCTAssertEqual(
+            try ConfigLoader.parse(yaml: ownUV).doubts(at: june),
+            [
+                "alerts.uv of Oslo: met-norway gives no daily value for it, so it cannot fire (docs/providers.md); "
+                    + "set it off to say so"
+            ], "a place's own threshold is named with the place")
     }
 }

@@ -208,6 +208,7 @@ final class QuietPeriodTests: XCTestCase {
         XCTAssertEqual(said.first?.level, .error)
         XCTAssertEqual(said.first?.metadata["places"], "3", "the batch's three places, not the first alone")
         XCTAssertEqual(said.first?.metadata["locations"], "Place 0, Place 1, Place 2")
+        XCTAssertEqual(said.first?.metadata["provider"], "open-meteo")
         XCTAssertEqual(rig.log.entries(containing: "place refresh failed").count, 0)
         XCTAssertTrue(rig.readyz.contains("Latitude must be in range"), "the places still show why")
     }

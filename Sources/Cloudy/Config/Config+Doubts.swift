@@ -19,18 +19,24 @@ extension Config {
     /// provider gives no daily value for them (docs/providers.md, "what it lacks"), or
     /// `forecast.days` asks for no days.
     var thresholdDoubts: [String] {
+        func isSet(_ value: Double?, _ alert: WeatherAlert) -> Bool {
+            value != nil && value != AlertThresholds.builtIn[alert]
+        }
         let set = WeatherAlert.allCases.filter { alert in
-            alert != .airQuality
-                && places.contains { $0.alerts[alert] != nil && $0.alerts[alert] != AlertThresholds.builtIn[alert] }
+            alert != .airQuality && places.contains { isSet($0.alerts[alert], alert) }
         }
         guard !set.isEmpty else { return [] }
         if forecast.days == 0 {
             return ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"]
         }
-        let lacking = set.filter { Self.lacks(provider, $0) }
-        return lacking.map { alert in
-            "alerts.\(alert.rawValue): \(provider.name.rawValue) gives no daily value for it, so it cannot fire "
-                + "(docs/providers.md); set it off to say so"
+        return set.filter { Self.lacks(provider, $0) }.map { alert in
+            // The top-level key when it sets it, else the places that do.
+            let setting = places.filter { isSet($0.alerts[alert], alert) }.map(\.name)
+            let whose =
+                isSet(alerts[alert], alert)
+                ? "" : " of " + setting.prefix(3).joined(separator: ", ") + (setting.count > 3 ? ", …" : "")
+            return "alerts.\(alert.rawValue)\(whose): \(provider.name.rawValue) gives no daily value for it, so it "
+                + "cannot fire (docs/providers.md); set it off to say so"
         }
     }
 

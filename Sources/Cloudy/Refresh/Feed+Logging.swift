@@ -23,13 +23,13 @@ extension Feed {
         for (error, places) in failures {
             var metadata = Self.naming(places)
             metadata["reason"] = "\(error.message)"
+            metadata["provider"] = "\(source.providerLabel)"
             if error.cause == .badRequest {
                 guard loggedBadRequests.insert(error.message).inserted else { continue }
                 logger.error(
                     "the provider refuses the request (HTTP 400): a config problem; asked again only at the interval",
                     metadata: metadata)
             } else {
-                metadata["provider"] = "\(source.providerLabel)"
                 logger.warning("place refresh failed", metadata: metadata)
             }
         }
