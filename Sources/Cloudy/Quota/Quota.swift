@@ -69,14 +69,24 @@ public struct CallBudget: Sendable, Equatable {
     /// else the provider's free tier, divided by the shard count unless `per_shard: true`, and
     /// the cost of one place per refresh from what the provider is asked (`CallCost`).
     public static func of(_ config: Config) -> CallBudget {
-        let quota = config.quota.stated ?? Quota.freeTier(config.provider)
-        return CallBudget(
-            quota: config.quota.perShard ? quota : quota.divided(by: config.shard.count),
+        CallBudget(
+            quota: config.replicaShare(of: config.quota.stated ?? Quota.freeTier(config.provider)),
             callsPerPlace: CallCost.perPlace(config))
     }
 
     /// What one refresh of `places` places costs.
     public func callsPerRefresh(places: Int) -> Double {
         Double(places) * callsPerPlace
+    }
+}
+
+extension Config {
+    /// How many replicas split a quota: the shard count, or 1 with `provider.quota.per_shard:
+    /// true` (each shard its own egress address or key).
+    var quotaShares: Int { quota.perShard ? 1 : shard.count }
+
+    /// `quota` as this replica may spend it: its share when shards split it, else all of it.
+    func replicaShare(of quota: Quota) -> Quota {
+        quota.divided(by: quotaShares)
     }
 }

@@ -10,8 +10,7 @@ extension RefreshPlan {
         plan.feed = "air quality on a quota of its own"
         plan.quotaIsStated = false
         plan.budget = CallBudget(
-            quota: config.quota.perShard ? settings.ownQuota : settings.ownQuota.divided(by: config.shard.count),
-            callsPerPlace: CallCost.airQualityPerPlace(config))
+            quota: config.replicaShare(of: settings.ownQuota), callsPerPlace: CallCost.airQualityPerPlace(config))
         return plan
     }
 

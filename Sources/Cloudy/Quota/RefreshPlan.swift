@@ -40,7 +40,7 @@ public struct RefreshPlan: Sendable, Equatable {
         budget = CallBudget.of(config)
         interval = config.refresh.interval
         quotaIsStated = config.quota.stated != nil
-        shareOf = config.quota.perShard ? 1 : config.shard.count
+        shareOf = config.quotaShares
         self.alongside = alongside ?? QuotaSpending.alongside(config)
     }
 

@@ -122,7 +122,7 @@ extension AirQualityFeed.Parts {
         // Kept in memory only: quota.json is the weather's account.
         return QuotaAccount(
             provider: settings.quotaOwner, upstream: upstream, url: settings.url,
-            quota: config.quota.perShard ? settings.ownQuota : settings.ownQuota.divided(by: config.shard.count),
+            quota: config.replicaShare(of: settings.ownQuota),
             file: nil, now: clock.now(), logger: logger)
     }
 
