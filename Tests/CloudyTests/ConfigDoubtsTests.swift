@@ -65,4 +65,26 @@ extension ConfigDoubtsTests {
                     + "set it off to say so"
             ], "a place's own threshold is named with the place")
     }
+
+    /// An air-quality threshold without `air_quality:` has no index to compare: said, as a
+    /// threshold the provider lacks is; with `air_quality:` or at the default, nothing.
+    func testAnAirQualityThresholdWithoutAirQualityIsDoubted() throws {
+        let berlin = "locations:\n  - { name: Berlin, latitude: 52.52, longitude: 13.41 }\n"
+        func doubts(_ yaml: String) throws -> [String] { try ConfigLoader.parse(yaml: yaml + berlin).doubts(at: june) }
+        let without = [
+            "alerts.air_quality: there is no air_quality: section, so there is no index to compare and it "
+                + "cannot fire; add air_quality: {} or set it off to say so"
+        ]
+        XCTAssertEqual(try doubts("alerts: { air_quality: 60 }\n"), without)
+        XCTAssertEqual(try doubts("alerts: { air_quality: 60 }\nair_quality: {}\n"), [])
+        XCTAssertEqual(try doubts("alerts: { air_quality: 100, frost: \"2 °C\" }\n"), [], "the default says nothing")
+        XCTAssertEqual(try doubts("alerts: { air_quality: \"off\" }\n"), [], "off says so already")
+        let own = "locations:\n  - { name: Oslo, latitude: 59.91, longitude: 10.75, alerts: { air_quality: 50 } }\n"
+        XCTAssertEqual(
+            try ConfigLoader.parse(yaml: own).doubts(at: june),
+            [
+                "alerts.air_quality of Oslo: there is no air_quality: section, so there is no index to compare and "
+                    + "it cannot fire; add air_quality: {} or set it off to say so"
+            ])
+    }
 }

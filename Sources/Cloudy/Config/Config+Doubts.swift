@@ -16,28 +16,34 @@ extension Config {
     }
 
     /// Thresholds the config sets (other than the built-in defaults) that cannot fire: the
-    /// provider gives no daily value for them (docs/providers.md, "what it lacks"), or
-    /// `forecast.days` asks for no days.
+    /// provider gives no daily value for them (docs/providers.md, "what it lacks"),
+    /// `forecast.days` asks for no days, or `air_quality` is set with no `air_quality:` section.
     var thresholdDoubts: [String] {
-        func isSet(_ value: Double?, _ alert: WeatherAlert) -> Bool {
-            value != nil && value != AlertThresholds.builtIn[alert]
+        var doubts = [String]()
+        if let whose = unusedAirQualityThreshold {
+            doubts.append(
+                "alerts.air_quality\(whose): there is no air_quality: section, so there is no index to compare and "
+                    + "it cannot fire; add air_quality: {} or set it off to say so")
         }
-        let set = WeatherAlert.allCases.filter { alert in
-            alert != .airQuality && places.contains { isSet($0.alerts[alert], alert) }
-        }
-        guard !set.isEmpty else { return [] }
+        let set = WeatherAlert.allCases.filter { $0 != .airQuality && whoSets($0) != nil }
+        guard !set.isEmpty else { return doubts }
         if forecast.days == 0 {
-            return ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"]
+            return ["alerts: forecast.days is 0, so there is no daily forecast and no weather alert can fire"] + doubts
         }
         return set.filter { Self.lacks(provider, $0) }.map { alert in
-            // The top-level key when it sets it, else the places that do.
-            let setting = places.filter { isSet($0.alerts[alert], alert) }.map(\.name)
-            let whose =
-                isSet(alerts[alert], alert)
-                ? "" : " of " + setting.prefix(3).joined(separator: ", ") + (setting.count > 3 ? ", …" : "")
-            return "alerts.\(alert.rawValue)\(whose): \(provider.name.rawValue) gives no daily value for it, so it "
-                + "cannot fire (docs/providers.md); set it off to say so"
-        }
+            "alerts.\(alert.rawValue)\(whoSets(alert) ?? ""): \(provider.name.rawValue) gives no daily value for "
+                + "it, so it cannot fire (docs/providers.md); set it off to say so"
+        } + doubts
+    }
+
+    /// Who sets `alert` to other than its built-in default: nil when no place has such a
+    /// threshold, "" when the top-level `alerts` sets it, else " of " and the places that do.
+    func whoSets(_ alert: WeatherAlert) -> String? {
+        func isSet(_ value: Double?) -> Bool { value != nil && value != AlertThresholds.builtIn[alert] }
+        let setting = places.filter { isSet($0.alerts[alert]) }.map(\.name)
+        guard !setting.isEmpty else { return nil }
+        guard !isSet(alerts[alert]) else { return "" }
+        return " of " + setting.prefix(3).joined(separator: ", ") + (setting.count > 3 ? ", …" : "")
     }
 
     /// Whether `provider` gives no daily value for `alert`.

@@ -19,6 +19,9 @@ public struct Config: Sendable, Equatable {
     public var alerts = AlertThresholds.builtIn
     /// `air_quality:`; nil when the config has none (nothing asked, no air-quality family).
     public var airQuality: AirQualitySettings?
+    /// Who set an air-quality threshold (`whoSets(.airQuality)`) when there is no `air_quality:`
+    /// to compare it with, so the loader turned it off: `doubts(at:)` says so. nil otherwise.
+    var unusedAirQualityThreshold: String?
     /// `warnings:`: the official warnings' sources and schedule.
     public var warnings = WarningSettings()
 
