@@ -57,6 +57,23 @@ final class HTTPServerTests: XCTestCase {
         try await group.shutdownGracefully()
     }
 
+    /// A host that does not resolve is named as such, in the resolver's words, not NIO's.
+    func testAnUnknownHostIsNamed() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let routes = Routes(store: try makeServerTestStore(.ready), telemetryPath: "/metrics") { nil }
+        let server = HTTPServer(group: group, routes: routes, logger: logger)
+        do {
+            try await server.bind([ListenAddress(host: "nosuchhost.invalid", port: 10150)])
+            XCTFail("bound an unknown host")
+        } catch let error as HTTPServerError {
+            let named = "cannot listen on nosuchhost.invalid:10150: unknown host nosuchhost.invalid ("
+            XCTAssertTrue(error.description.hasPrefix(named), error.description)
+            XCTAssertFalse(error.description.contains("SocketAddressError"), error.description)
+        }
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     /// The real binary, told to listen on a free port and then on a taken one: it closes the
     /// first before its event loops stop (nothing half-started, no SwiftNIO complaint) and exits 1.
     func testATakenSecondAddressClosesTheFirstAndExitsOne() async throws {

@@ -171,10 +171,15 @@ public final class HTTPServer: Service, @unchecked Sendable {
 public struct HTTPServerError: Error, CustomStringConvertible {
     public var address: ListenAddress
     public var underlying: Error
-    /// "cannot listen on 127.0.0.1:10150: Address already in use": the system's words, not
-    /// NIO's description of the call that failed.
+    /// "cannot listen on 127.0.0.1:10150: Address already in use", "… unknown host web.lan (Name
+    /// or service not known)": the system's words, not NIO's description of the call that failed.
     public var description: String {
-        let reason = (underlying as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(underlying)"
+        let reason =
+            switch underlying {
+            case let error as IOError: String(cString: strerror(error.errnoCode))
+            case let error as SocketAddressError.UnknownHost: "unknown host \(error.host) (\(error.errorDescription))"
+            default: "\(underlying)"
+            }
         return "cannot listen on \(address): \(reason)"
     }
 }
