@@ -145,9 +145,7 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
         let dropping = unprivileged && getuid() == 0
         process.executableURL = dropping ? URL(fileURLWithPath: "/usr/bin/setpriv") : binary
         process.arguments = dropping ? ["--bounding-set=-all", "--inh-caps=-all", binary.path] + command : command
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        process.environment = ProcessInfo.processInfo.environment.merging(strictNIO.merging(environment) { $1 }) { $1 }
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log

@@ -41,8 +41,13 @@ public final class HTTPServer: Service, @unchecked Sendable {
             var lastError: Error?
             for host in hosts {
                 do {
-                    let quiesce = ServerQuiescingHelper(group: group)
-                    let channel = try await makeBootstrap(quiesce).bind(host: host, port: address.port).get()
+                    // The helper's promise on the listening channel's own loop: whichever thread
+                    // lets go of the helper last fails that promise (its deinit), and from another
+                    // loop's thread at shutdown that was a task for a loop already shut down
+                    // (NIO's "Cannot schedule tasks", once in ~30 failed binds; a crash to come).
+                    let loop = group.next()
+                    let quiesce = ServerQuiescingHelper(group: loop)
+                    let channel = try await makeBootstrap(quiesce, on: loop).bind(host: host, port: address.port).get()
                     channels.append((channel, quiesce))
                     let bound = channel.localAddress.flatMap { local in
                         local.port.map { ListenAddress(host: local.ipAddress, port: $0).description }
@@ -58,10 +63,11 @@ public final class HTTPServer: Service, @unchecked Sendable {
         }
     }
 
-    private func makeBootstrap(_ quiesce: ServerQuiescingHelper) -> ServerBootstrap {
+    /// Listens on `loop`; accepted connections go to every loop of the group.
+    private func makeBootstrap(_ quiesce: ServerQuiescingHelper, on loop: EventLoop) -> ServerBootstrap {
         let routes = self.routes
         let connections = self.connections
-        return ServerBootstrap(group: group)
+        return ServerBootstrap(group: loop, childGroup: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
