@@ -115,6 +115,27 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
+    /// A duplicate key's line is found whatever ends the lines: a file written on Windows (CRLF)
+    /// or with bare CRs trapped the process, on a reload too, when the line was looked for.
+    func testADuplicateKeyIsNamedWhateverEndsTheLines() {
+        let lines = [
+            "refresh:", "  interval: 1m", "  interval: 2m", "locations:",
+            "  - {name: Oslo, latitude: 59.9, longitude: 10.7}",
+        ]
+        for lineBreak in ["\n", "\r\n", "\r"] {
+            let yaml = lines.joined(separator: lineBreak) + lineBreak
+            XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
+                XCTAssertEqual("\($0)", "c.yml:3: duplicate key: interval", lineBreak.debugDescription)
+            }
+            XCTAssertThrowsError(
+                try WebConfigLoader.parse(
+                    yaml: "rate_limit:\(lineBreak)  burst: 1\(lineBreak)  burst: 2", file: "w.yml")
+            ) {
+                XCTAssertEqual("\($0)", "w.yml:3: duplicate key: burst", lineBreak.debugDescription)
+            }
+        }
+    }
+
     func testEmbeddedDefaultHasFiveCitiesOnFiveContinents() throws {
         let config = try ConfigLoader.parse(yaml: DefaultConfig.yaml, file: DefaultConfig.fileName)
         XCTAssertEqual(config.places.map(\.name), ["Berlin", "New York", "Tokyo", "Sydney", "Cape Town"])

@@ -251,9 +251,10 @@ extension YAMLMapping {
     /// first): the next line that holds `key:` at the same column, nothing but spaces before it.
     /// In a flow mapping both are on the first's line, which is then the answer.
     static func duplicateLine(of key: String, after first: Mark, in text: String) -> Int {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // YAML's line breaks, as Yams counts them: "\r\n" is one Character, not a "\n".
+        let lines = text.split(omittingEmptySubsequences: false) { "\n\r\r\n\u{85}\u{2028}\u{2029}".contains($0) }
         let indent = max(first.column - 1, 0)
-        for number in first.line..<lines.count {  // 0-based: the line after the first
+        for number in first.line..<max(first.line, lines.count) {  // 0-based: the line after the first
             let line = lines[number]
             guard line.count > indent, line.prefix(indent).allSatisfy({ $0 == " " }) else { continue }
             let rest = line.dropFirst(indent)
