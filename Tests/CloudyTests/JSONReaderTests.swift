@@ -104,4 +104,18 @@ final class JSONReaderTests: XCTestCase {
             Array(repeating: "test: answer is not valid JSON: current: expected a field name at byte 82", count: 2),
             "a wrong type followed by broken text fails the batch: the entry cannot be skipped")
     }
+
+    /// A number beyond a Double is valid JSON: where it is read it fails its entry as a wrong
+    /// type does, and where it is skipped (a field Cloudy does not read) it fails nothing. It
+    /// failed the whole batch of up to 100 places, as text that is not JSON does.
+    func testANumberOutOfRangeSpoilsOnlyItsEntry() {
+        let good = #"{"current":{"time":1781525700,"temperature_2m":13.4}}"#
+        let read = #"{"current":{"time":1781525700,"temperature_2m":1e309}}"#
+        let skipped = #"{"current":{"time":1781525700,"temperature_2m":13.4,"ozone":-2e400}}"#
+        let text = "[\(good), \(read), \(skipped)]"
+        let entries = OpenMeteoBatches.entries(Array(text.utf8), count: 3, as: OpenMeteoForecast.self, source: "test")
+        XCTAssertEqual(entries.map { (try? $0.get())?.current?.temperature_2m }, [13.4, nil, 13.4])
+        XCTAssertEqual(
+            entries[1].failureMessage, "test: bad entry: current.temperature_2m: number out of range at byte 103")
+    }
 }

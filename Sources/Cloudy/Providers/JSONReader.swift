@@ -117,7 +117,9 @@ struct JSONReader {
         case UInt8(ascii: "f"): try expectLiteral("false")
         case UInt8(ascii: "n"): try expectLiteral("null")
         case nil: throw syntaxError("unexpected end of text")
-        default: _ = try scanNumber()
+        default:
+            // A number beyond a Double is still JSON, and scanned whole when that is said.
+            do { _ = try scanNumber() } catch let failure as Failure where !failure.syntax {}
         }
     }
 
