@@ -68,6 +68,29 @@ final class DecoderRobustnessTests: XCTestCase {
         }
     }
 
+    /// Finite numbers that a conversion takes past a Double (1e308 hPa in pascals, −1e308 °C in
+    /// °F) are no sample, as a value the provider did not send is: they were published as ±Inf.
+    func testAValueConvertedPastADoubleIsNoSample() throws {
+        let text = String(decoding: try TestPaths.fixtureBytes("open-meteo-forecast.json"), as: UTF8.self)
+        let body = text.replacingOccurrences(of: #""pressure_msl":1014.5"#, with: #""pressure_msl":1e308"#)
+            .replacingOccurrences(of: #""temperature_2m":24.5"#, with: #""temperature_2m":-1e308"#)
+        let snapshot = try OpenMeteoProvider.decode(
+            Array(body.utf8), places: [places[0]], forecast: ForecastSettings())[0]
+            .get()
+        var page = MetricFamilies()
+        MetricsViewModel(
+            status: PlaceStatus(place: places[0], snapshot: snapshot, lastSuccess: 1, lastAttempt: 1),
+            units: UnitSettings(temperature: [.celsius, .fahrenheit]), provider: .openMeteo, now: 1, staleAfter: 10
+        ).addSamples(to: &page)
+        let samples = page.families.flatMap { family in family.samples.map { (family.descriptor.name, $0.value) } }
+        XCTAssertEqual(samples.filter { !$0.1.isFinite }.map(\.0), [])
+        let names = Set(samples.map(\.0))
+        XCTAssertFalse(names.contains("weather_pressure_msl_pascals"))
+        XCTAssertFalse(names.contains("weather_temperature_fahrenheit"))
+        XCTAssertTrue(names.contains("weather_temperature_celsius"), "−1e308 °C is a Double, if an absurd one")
+        XCTAssertTrue(names.contains("weather_relative_humidity_ratio"), "the rest of the place is there")
+    }
+
     func testMutatedAnswersNeverCrash() throws {
         let single = try TestPaths.fixtureBytes("open-meteo-forecast.json")
         let multi = try TestPaths.fixtureBytes("open-meteo-forecast-multi.json")

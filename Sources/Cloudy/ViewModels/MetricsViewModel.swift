@@ -61,7 +61,8 @@ public struct MetricsViewModel {
         func add(_ descriptor: MetricDescriptor, _ value: (Section) -> Double?) {
             var position: Int?  // found at the first value: a family with none is not on the page
             for (section, labels) in zip(sections, labels) {
-                guard let value = value(section) else { continue }
+                // No value, or one a conversion took past a Double (1e308 hPa in pascals): no sample.
+                guard let value = value(section), value.isFinite else { continue }
                 let found = position ?? page.position(of: descriptor)
                 position = found
                 page.add(at: found, labels: labels, value: value)
