@@ -105,6 +105,15 @@ final class AirQualityDecodingTests: XCTestCase {
             ])
     }
 
+    func testASeriesThatDoesNotPairWithItsTimesFailsThePlace() throws {
+        let body = """
+            {"current":{"time":1781524800},"hourly":{"time":[1781524800],"european_aqi":[12,14]}}
+            """
+        XCTAssertEqual(
+            OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].failureMessage,
+            "open-meteo-air-quality: answer's hourly.european_aqi has 2 values where hourly.time has 1")
+    }
+
     func testAnUnknownConcentrationUnitIsNoSample() throws {
         let body = """
             {"current_units":{"pm10":"ppm"},"current":{"time":1781524800,"pm10":14.2,"pm2_5":8.4},"hourly":{"time":[]}}

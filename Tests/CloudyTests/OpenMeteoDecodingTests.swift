@@ -180,6 +180,33 @@ final class OpenMeteoDecodingTests: XCTestCase {
         }
     }
 
+    /// A series that does not pair one to one with its section's times cannot say which hour or
+    /// day a value is for: the place fails. Its values were published an hour early, the last
+    /// hour missing.
+    func testASeriesThatDoesNotPairWithItsTimesFailsThePlace() throws {
+        let fixture = try TestPaths.fixtureBytes("open-meteo-forecast.json")
+        func failure(_ change: (inout [String: Any]) -> Void) throws -> String? {
+            var answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(fixture)) as? [String: Any])
+            change(&answer)
+            let body = Array(try JSONSerialization.data(withJSONObject: answer))
+            return OpenMeteoProvider.decode(body, places: [berlin], forecast: forecast)[0].failureMessage
+        }
+        func dropFirst(_ section: String, _ variable: String) -> (inout [String: Any]) -> Void {
+            { answer in
+                var values = answer[section] as! [String: Any]
+                values[variable] = Array((values[variable] as! [Any]).dropFirst())
+                answer[section] = values
+            }
+        }
+        XCTAssertEqual(
+            try failure(dropFirst("hourly", "temperature_2m")),
+            "open-meteo: answer's hourly.temperature_2m has 23 values where hourly.time has 24")
+        XCTAssertEqual(
+            try failure(dropFirst("daily", "time")),
+            "open-meteo: answer's daily.temperature_2m_max has 7 values where daily.time has 6")
+        XCTAssertNil(try failure(dropFirst("hourly", "rain")), "a series Cloudy does not read is not its concern")
+    }
+
     func testNonJSONAnswersFailCleanly() {
         for body in ["", "   ", "<html>portal</html>", "{\"latitude\": 52.5, \"current\": {", "[1,2"] {
             let outcomes = OpenMeteoProvider.decode(Array(body.utf8), places: [berlin], forecast: forecast)

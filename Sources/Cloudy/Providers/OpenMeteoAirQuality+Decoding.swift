@@ -82,6 +82,9 @@ struct OpenMeteoAirQualityAnswer {
         guard let times = hourly?.time?.values else {
             return .failure(WeatherFetchError("\(source): answer lacks the hourly section"))
         }
+        if let problem = hourly?.misalignment("hourly") {
+            return .failure(WeatherFetchError("\(source): answer's " + problem))
+        }
         guard let now else { return .success(report) }
         let hours = steps(times, now: now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
         for plant in Plant.allCases {

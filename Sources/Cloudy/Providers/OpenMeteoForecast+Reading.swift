@@ -90,3 +90,18 @@ extension OpenMeteoSectionUnits: JSONSection {
         ("visibility", \.visibility),
     ]
 }
+
+extension JSONSection where Field == OpenMeteoForecast.Values {
+    /// "hourly.temperature_2m has 23 values where hourly.time has 24": the first series that does
+    /// not pair one to one with `time`, so that no value of it can be given its hour or day; nil
+    /// when every one does, or when the section has no `time`.
+    func misalignment(_ section: String) -> String? {
+        let time = Self.fields.first { "\($0.name)" == "time" }
+        guard let time, let times = self[keyPath: time.path]?.values.count else { return nil }
+        for field in Self.fields {
+            guard let count = self[keyPath: field.path]?.values.count, count != times else { continue }
+            return "\(section).\(field.name) has \(count) values where \(section).time has \(times)"
+        }
+        return nil
+    }
+}

@@ -89,6 +89,11 @@ struct OpenMeteoForecast {
         if let reason, error == true {
             return .failure(WeatherFetchError("open-meteo: " + String(reason.prefix(200))))
         }
+        if let problem = (forecast.hours > 0 ? hourly?.misalignment("hourly") : nil)
+            ?? (forecast.days > 0 ? daily?.misalignment("daily") : nil)
+        {
+            return .failure(WeatherFetchError("open-meteo: answer's " + problem))
+        }
         let sections = WeatherAPI.requireSections(
             of: "open-meteo: answer", current: current, hourly: hourly != nil,
             daily: daily != nil, settings: forecast)
