@@ -254,6 +254,16 @@ final class OpenMeteoDecodingTests: XCTestCase {
         XCTAssertEqual(snapshot.current.temperatureCelsius, 100)
         XCTAssertEqual(try XCTUnwrap(snapshot.current.windSpeedMetersPerSecond), 4.4704, accuracy: 1e-12)
         XCTAssertEqual(try XCTUnwrap(snapshot.current.windGustMetersPerSecond), 18.52 / 3.6, accuracy: 1e-12)
+        // A unit Cloudy does not know is no value, not the default's: 297.65 "K" was 297.65 °C.
+        units = ["temperature_2m": "K", "wind_speed_10m": "ft/s", "pressure_msl": "inHg", "visibility": "yd"]
+        json["current_units"] = units
+        let unknown = try OpenMeteoProvider.decode(
+            Array(try JSONSerialization.data(withJSONObject: json)), places: [berlin], forecast: forecast)[0].get()
+        XCTAssertNil(unknown.current.temperatureCelsius)
+        XCTAssertNil(unknown.current.windSpeedMetersPerSecond)
+        XCTAssertNil(unknown.current.pressureMslPascals)
+        XCTAssertNil(unknown.current.visibilityMeters)
+        XCTAssertEqual(unknown.current.windGustMetersPerSecond, 10 / 3.6, "an undeclared unit is the default")
     }
 }
 
