@@ -94,7 +94,8 @@ struct YAMLMapping {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
             !text.contains(" "), !text.contains("?"), !text.contains("#"),
             let parts = URLComponents(string: text), parts.host?.isEmpty == false,
-            (parts.port ?? 1) >= 1, (parts.port ?? 1) <= 65535
+            // A written port is 1…65535; one past an Int has a `rangeOfPort` but no `port`.
+            parts.rangeOfPort.map({ text[$0].isEmpty }) ?? true || (1...65535).contains(parts.port ?? 0)
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
