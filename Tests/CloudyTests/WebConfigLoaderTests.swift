@@ -169,6 +169,11 @@ final class WebConfigLoaderTests: XCTestCase {
         try assertRefused(
             "http_server_config:\n  headers:\n    Content-Security-Policy: \"a\\r\\nSet-Cookie: x\"\n",
             field: "http_server_config.headers.Content-Security-Policy", reason: "control character")
+        for escape in ["\\u0085", "\\u2028", "\\u009B"] {  // NEL, line separator, CSI: went out as raw bytes
+            try assertRefused(
+                "http_server_config:\n  headers:\n    Strict-Transport-Security: \"max-age=1\(escape)x\"\n",
+                field: "http_server_config.headers.Strict-Transport-Security", reason: "control character")
+        }
         try assertRefused("rate_limit:\n  burst: 5\n", field: "rate_limit.interval", reason: "required")
         try assertRefused("rate_limit:\n  interval: 1s\n  burst: -1\n", field: "rate_limit.burst", reason: "between")
         try assertRefused(

@@ -30,10 +30,19 @@ extension ConfigLoader {
     /// `provider.user_agent`: any text on one line (it is sent as a header as written).
     static func userAgent(_ provider: YAMLMapping) throws(ConfigError) -> String? {
         guard let agent = try provider.string("user_agent") else { return nil }
-        guard agent.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+        guard isOneLineOfText(agent) else {
             throw provider.error("user_agent", "must be one line of printable text")
         }
         return agent
+    }
+
+    /// Whether `text` can go out as an HTTP header's value as written: no control character (C0,
+    /// DEL, C1 such as U+0085 NEXT LINE) and no Unicode line or paragraph separator.
+    static func isOneLineOfText(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value) && scalar.value != 0x2028
+                && scalar.value != 0x2029
+        }
     }
 
     /// What each provider cannot work without: OpenWeatherMap and Dark Sky a key, MET Norway a User-Agent

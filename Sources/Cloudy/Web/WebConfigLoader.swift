@@ -125,7 +125,7 @@ public enum WebConfigLoader {
             if let values = allowed.values, !values.contains(value) {
                 throw map.error(pair.key, "must be one of \(values.joined(separator: ", ")), found \"\(value)\"")
             }
-            guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+            guard ConfigLoader.isOneLineOfText(value) else {
                 throw map.error(pair.key, "holds a control character")
             }
             out.append((allowed.name, value))
