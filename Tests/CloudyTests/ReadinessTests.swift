@@ -46,6 +46,15 @@ final class ReadinessTests: XCTestCase {
             "not ready: no place has been refreshed successfully yet: \(quietText)")
     }
 
+    /// `/readyz` is a line per item whatever line breaks an upstream's reason holds: "\r\n" is one
+    /// Character, neither "\r" nor "\n", and stayed a line break.
+    func testAnUpstreamReasonStaysOnItsLine() {
+        var failing = status("Berlin", up: false, error: "open-meteo: HTTP 500: a\r\nb\rc\nd\u{2028}e")
+        var ready = status("Lima", up: true)
+        (failing.quietPeriod, ready.quietPeriod) = (nil, nil)
+        XCTAssertEqual(Readiness([ready, failing]).answer, "ready\nfailing: Berlin: open-meteo: HTTP 500: a b c d e")
+    }
+
     func testCardsSayItWhateverTheirState() {
         func detail(_ status: PlaceStatus) -> String? {
             StatusViewModel(status: status, units: UnitSettings(), now: 1_781_524_900, staleAfter: 1800).stateDetail
