@@ -33,6 +33,22 @@ final class StorageFileTests: XCTestCase {
         }
     }
 
+    /// A storage path that cannot be a directory is said in the system's words, by the lock (the
+    /// exporter serves on, keeping nothing) and by a write, not in Foundation's error text.
+    func testAStoragePathThatIsAFileSaysWhy() throws {
+        let file = storage.appendingPathComponent("data")
+        XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil))
+        try StorageLock.acquire(file.appendingPathComponent("shard-1").path, logger: log.logger)
+        let warning = try XCTUnwrap(log.entries(containing: "cannot lock the storage path").first)
+        XCTAssertEqual(warning.metadata["error"], "\(file.path): Not a directory")
+        XCTAssertThrowsError(try StorageFile.write(Data("{}".utf8), to: file.appendingPathComponent("quota.json"))) {
+            XCTAssertEqual("\($0)", "\(file.path): Not a directory")
+        }
+        try StorageFile.makeDirectory(storage.appendingPathComponent("a/b/c"))
+        try StorageFile.makeDirectory(storage.appendingPathComponent("a/b/c"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: storage.appendingPathComponent("a/b/c").path))
+    }
+
     func testAnOversizedPlacesFileIsNotRead() throws {
         let file = storage.appendingPathComponent("places.json")
         XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil))

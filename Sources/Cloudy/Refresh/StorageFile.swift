@@ -11,7 +11,7 @@ import Foundation
 enum StorageFile {
     static func write(_ data: Data, to file: URL) throws {
         let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try makeDirectory(directory)
         let temporary = file.appendingPathExtension("tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StorageError(temporary, errno) }
@@ -45,6 +45,20 @@ enum StorageFile {
         if parent >= 0 {
             _ = fsync(parent)
             close(parent)
+        }
+    }
+
+    /// Makes `directory` and the directories above it that are missing (as `mkdir -p`), or says
+    /// why not in the system's words ("…/data: Not a directory" when a file is in the way).
+    static func makeDirectory(_ directory: URL) throws(StorageError) {
+        var path = directory.path.hasPrefix("/") ? "" : "."
+        for component in directory.path.split(separator: "/") {
+            path += "/" + component
+            guard mkdir(path, 0o755) != 0 else { continue }
+            let code = errno
+            var status = stat()
+            guard code == EEXIST, stat(path, &status) == 0 else { throw StorageError(URL(fileURLWithPath: path), code) }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(URL(fileURLWithPath: path), ENOTDIR) }
         }
     }
 

@@ -22,7 +22,7 @@ public enum StorageLock {
         let file = directory.appendingPathComponent("lock")
         let descriptor: Int32
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try StorageFile.makeDirectory(directory)
             // A lock file another user left (or a read-only mount) still locks when opened to read.
             let writable = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             descriptor = writable >= 0 ? writable : open(file.path, O_RDONLY | O_CLOEXEC)
