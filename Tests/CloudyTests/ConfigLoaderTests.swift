@@ -136,6 +136,15 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
+    /// A value with a line break, quoted in the message, keeps the message on one line.
+    func testAQuotedLineBreakKeepsTheMessageOnOneLine() {
+        let yaml =
+            "provider:\n  name: \"x\\r\\ny\\u2028z\"\nlocations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
+        XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
+            XCTAssertTrue("\($0)".hasPrefix(#"c.yml:2: provider.name: unknown value "x\r\ny\u{2028}z""#), "\($0)")
+        }
+    }
+
     func testEmbeddedDefaultHasFiveCitiesOnFiveContinents() throws {
         let config = try ConfigLoader.parse(yaml: DefaultConfig.yaml, file: DefaultConfig.fileName)
         XCTAssertEqual(config.places.map(\.name), ["Berlin", "New York", "Tokyo", "Sydney", "Cape Town"])

@@ -22,6 +22,17 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
         if let line { out += ":\(line)" }
         out += ": "
         if !field.isEmpty { out += field + ": " }
-        return out + reason
+        return Self.oneLine(out + reason)
+    }
+
+    /// The message on one line, as every config error is: a line break in a value it quotes
+    /// (`name: "x\ny"`) is shown as the escape that wrote it.
+    static func oneLine(_ text: String) -> String {
+        guard text.contains(where: \.isNewline) else { return text }
+        return text.map { character in
+            guard character.isNewline else { return String(character) }
+            return character.unicodeScalars.map { $0 == "\n" ? "\\n" : $0 == "\r" ? "\\r" : $0.escaped(asASCII: true) }
+                .joined()
+        }.joined()
     }
 }
