@@ -167,9 +167,22 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
-    func testMissingFileIsAClearError() {
+    /// A file that cannot be read says why in the system's words; a directory, a device or a
+    /// pipe is not a config file (`/dev/zero` would be read for ever, a FIFO wait for a writer).
+    func testMissingFileIsAClearError() throws {
         XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
-            XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file")
+            XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file: No such file or directory")
+        }
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-fifo-\(UUID())").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        for path in ["/tmp", "/dev/zero", fifo] {
+            XCTAssertThrowsError(try ConfigLoader.load(file: path)) { error in
+                XCTAssertEqual("\(error)", "\(path): cannot read the file: not a regular file")
+            }
+        }
+        XCTAssertThrowsError(try WebConfigLoader.load(file: "/dev/zero")) { error in
+            XCTAssertEqual("\(error)", "/dev/zero: cannot read the web config file: not a regular file")
         }
     }
 

@@ -225,7 +225,8 @@ final class WebConfigLoaderTests: XCTestCase {
 
     func testAMissingFileIsAnError() {
         XCTAssertThrowsError(try WebConfigLoader.load(file: "/nonexistent/web.yml")) { error in
-            XCTAssertEqual((error as? ConfigError)?.reason, "cannot read the web config file")
+            XCTAssertEqual(
+                (error as? ConfigError)?.reason, "cannot read the web config file: No such file or directory")
         }
     }
 }

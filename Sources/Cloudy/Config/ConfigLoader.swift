@@ -10,13 +10,25 @@ public enum ConfigLoader {
     ]
 
     public static func load(file path: String) throws(ConfigError) -> Config {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, field: "", reason: "cannot read the file")
+        try parse(yaml: try text(of: path, named: "the file"), file: path)
+    }
+
+    /// The text of a config file (`cloudy.yml`, the web config), or why there is none: the
+    /// system's words ("cannot read the file: Permission denied"), or not a regular file (a
+    /// directory; `/dev/zero` would be read for ever, a FIFO wait for a writer), or not UTF-8.
+    static func text(of path: String, named what: String) throws(ConfigError) -> String {
+        func refused(_ reason: String) -> ConfigError { ConfigError(file: path, field: "", reason: reason) }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw refused("cannot read \(what): " + String(cString: strerror(errno)))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(file: path, field: "", reason: "the file is not UTF-8 text")
+        guard status.st_mode & S_IFMT == S_IFREG else { throw refused("cannot read \(what): not a regular file") }
+        let data: Data
+        do { data = try StorageFile.read(URL(fileURLWithPath: path)) } catch {
+            throw refused("cannot read \(what): " + error.reason)
         }
-        return try parse(yaml: text, file: path)
+        guard let text = String(data: data, encoding: .utf8) else { throw refused("\(what) is not UTF-8 text") }
+        return text
     }
 
     public static func loadDefault() -> Config {

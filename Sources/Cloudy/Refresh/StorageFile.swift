@@ -89,9 +89,13 @@ enum StorageFile {
 /// Why a storage file could not be written, as the system said it: "…/quota.json.tmp:
 /// Permission denied", "…/places.json: Is a directory", "…: No space left on device".
 struct StorageError: Error, CustomStringConvertible {
-    let description: String
+    let file: URL
+    /// The system's words alone: "Permission denied".
+    let reason: String
+    var description: String { "\(file.path): \(reason)" }
 
     init(_ file: URL, _ code: Int32) {
-        description = "\(file.path): \(String(cString: strerror(code)))"
+        self.file = file
+        reason = String(cString: strerror(code))
     }
 }

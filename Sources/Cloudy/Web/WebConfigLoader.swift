@@ -24,12 +24,7 @@ public enum WebConfigLoader {
     ]
 
     public static func load(file path: String) throws(ConfigError) -> WebConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, field: "", reason: "cannot read the web config file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(file: path, field: "", reason: "the web config file is not UTF-8 text")
-        }
+        let text = try ConfigLoader.text(of: path, named: "the web config file")
         let directory = (path as NSString).deletingLastPathComponent
         return try parse(yaml: text, file: path, directory: directory.isEmpty ? "." : directory)
     }
