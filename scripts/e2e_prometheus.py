@@ -928,6 +928,31 @@ def check_panels(prometheus, fake, config, exporter):
     wait_query(prometheus, f'count(weather_up{{job="cloudy"}} == 1) == {len(config.places)}', 10,
                "every place up again after the fault")
     panels(prometheus, REPO_ROOT / "grafana" / "dashboards" / "cloudy.json", config, [f"127.0.0.1:{exporter.port}"])
+    weekdays(prometheus, REPO_ROOT / "grafana" / "dashboards" / "cloudy.json", config, f"127.0.0.1:{exporter.port}")
+
+
+def weekdays(prometheus, dashboard_path, config, instance):
+    """The week's weekday names each day as the place's own pages do: the weekday, in the place's
+    time zone (weather_location_info's), of the day's solar noon, worked out here with zoneinfo
+    from the day's sunrise and sunset. Prometheus' day_of_week is in UTC: Sunday is 0."""
+    from zoneinfo import ZoneInfo
+    dashboard = json.loads(Path(dashboard_path).read_text())
+    week = next(p for p in walk_panels(dashboard["panels"]) if p.get("title") == "Week ahead")
+    target = next(t for t in week["targets"] if t.get("refId") == "weekday")
+    for name, _, _ in config.places:
+        where = {"job": "cloudy", "instance": instance, "place": name}
+        zone = instant(prometheus, substitute('weather_location_info{job="$job", location="$place"}', where))
+        noons = instant(prometheus, substitute(
+            '(weather_forecast_daily_sunrise_timestamp_seconds{job="$job", location="$place"}'
+            ' + weather_forecast_daily_sunset_timestamp_seconds{job="$job", location="$place"}) / 2', where))
+        got = {s["metric"]["day"]: int(float(s["value"][1])) for s in instant(prometheus, substitute(target["expr"], where))}
+        if not zone or not noons:
+            fail(f"weekdays of {name}: no zone or no sunrise/sunset to check against")
+            continue
+        tz = ZoneInfo(zone[0]["metric"]["timezone"])
+        want = {s["metric"]["day"]: (datetime.fromtimestamp(float(s["value"][1]), tz).weekday() + 1) % 7 for s in noons}
+        (ok if got == want and want else fail)(
+            f"weekdays of {name} in {tz.key}: {dict(sorted(got.items()))}" + ("" if got == want else f", want {want}"))
 
 
 def check_shards(binary, fake, work, logs):

@@ -33,6 +33,10 @@ public struct MetricsViewModel {
                     ("provider", provider.rawValue),
                 ], value: 1)
         }
+        if let snapshot = status.snapshot {
+            // In the zone the place's pages count its days in (its `timezone:`, else the answer's).
+            page.add(WeatherFamilies.utcOffset, labels: location, value: Double(snapshot.utcOffsets(now)))
+        }
         AlertThresholdFamilies.addSamples(of: place, to: &page)
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }

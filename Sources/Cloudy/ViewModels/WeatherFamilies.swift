@@ -9,6 +9,9 @@ enum WeatherFamilies {
         "weather_last_attempt_timestamp_seconds", .gauge, "Unix time of the last refresh attempt for this place.")
     static let locationInfo = MetricDescriptor(
         "weather_location_info", .gauge, "Coordinates, time zone and provider of a place; always 1.")
+    static let utcOffset = MetricDescriptor(
+        "weather_location_utc_offset_seconds", .gauge,
+        "Offset of the place's time zone from UTC now, in seconds (for its local times and weekdays).")
     static let conditionInfo = WeatherFamily<CurrentConditions>(
         "weather_condition_info", "Current condition in words and as an icon name; always 1"
     ) { _ in 1 }
