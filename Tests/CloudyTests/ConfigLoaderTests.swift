@@ -136,12 +136,18 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
-    /// A value with a line break, quoted in the message, keeps the message on one line.
+    /// A value with a line break, quoted in the message, keeps the message on one line, and one
+    /// with an escape sequence does not reach the terminal as one.
     func testAQuotedLineBreakKeepsTheMessageOnOneLine() {
         let yaml =
             "provider:\n  name: \"x\\r\\ny\\u2028z\"\nlocations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
         XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
             XCTAssertTrue("\($0)".hasPrefix(#"c.yml:2: provider.name: unknown value "x\r\ny\u{2028}z""#), "\($0)")
+        }
+        let escape = yaml.replacingOccurrences(of: "x\\r\\ny\\u2028z", with: "\\e[31mred\\tx\\u0085")
+        XCTAssertThrowsError(try ConfigLoader.parse(yaml: escape, file: "c.yml")) {
+            XCTAssertTrue(
+                "\($0)".hasPrefix(#"c.yml:2: provider.name: unknown value "\u{1B}[31mred\tx\u{0085}""#), "\($0)")
         }
     }
 

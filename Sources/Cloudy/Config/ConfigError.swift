@@ -25,14 +25,15 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
         return Self.oneLine(out + reason)
     }
 
-    /// The message on one line, as every config error is: a line break in a value it quotes
-    /// (`name: "x\ny"`) is shown as the escape that wrote it.
+    /// The message on one line of plain text, as every config error is: a line break or another
+    /// control character in a value it quotes (`name: "x\ny"`, an ESC that would reach the
+    /// terminal) is shown as the escape that writes it (`\n`, `\u{1B}`).
     static func oneLine(_ text: String) -> String {
-        guard text.contains(where: \.isNewline) else { return text }
-        return text.map { character in
-            guard character.isNewline else { return String(character) }
-            return character.unicodeScalars.map { $0 == "\n" ? "\\n" : $0 == "\r" ? "\\r" : $0.escaped(asASCII: true) }
-                .joined()
-        }.joined()
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                || scalar.value == 0x2029
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        return text.unicodeScalars.map { isControl($0) ? $0.escaped(asASCII: true) : String($0) }.joined()
     }
 }
