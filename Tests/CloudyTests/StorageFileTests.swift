@@ -44,6 +44,11 @@ final class StorageFileTests: XCTestCase {
         XCTAssertThrowsError(try StorageFile.write(Data("{}".utf8), to: file.appendingPathComponent("quota.json"))) {
             XCTAssertEqual("\($0)", "\(file.path): Not a directory")
         }
+        let loop = storage.appendingPathComponent("loop")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
+        XCTAssertThrowsError(try StorageFile.makeDirectory(loop.appendingPathComponent("x"))) {
+            XCTAssertEqual("\($0)", "\(loop.path): Too many levels of symbolic links", "not 'File exists'")
+        }
         try StorageFile.makeDirectory(storage.appendingPathComponent("a/b/c"))
         try StorageFile.makeDirectory(storage.appendingPathComponent("a/b/c"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: storage.appendingPathComponent("a/b/c").path))

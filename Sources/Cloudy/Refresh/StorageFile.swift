@@ -55,10 +55,13 @@ enum StorageFile {
         for component in directory.path.split(separator: "/") {
             path += "/" + component
             guard mkdir(path, 0o755) != 0 else { continue }
-            let code = errno
+            let here = URL(fileURLWithPath: path)
+            guard errno == EEXIST else { throw StorageError(here, errno) }
+            // Something is there: a directory, or what says why it is none (a file; a link that
+            // loops or leads nowhere, in stat's words).
             var status = stat()
-            guard code == EEXIST, stat(path, &status) == 0 else { throw StorageError(URL(fileURLWithPath: path), code) }
-            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(URL(fileURLWithPath: path), ENOTDIR) }
+            guard stat(path, &status) == 0 else { throw StorageError(here, errno) }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(here, ENOTDIR) }
         }
     }
 

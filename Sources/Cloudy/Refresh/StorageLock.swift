@@ -25,8 +25,10 @@ public enum StorageLock {
             try StorageFile.makeDirectory(directory)
             // A lock file another user left (or a read-only mount) still locks when opened to read.
             let writable = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            let whyNotWritable = errno
             descriptor = writable >= 0 ? writable : open(file.path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw StorageError(file, errno) }
+            // No lock file to read either: why it could not be made is the reason, not its absence.
+            guard descriptor >= 0 else { throw StorageError(file, errno == ENOENT ? whyNotWritable : errno) }
         } catch {
             logger.warning(
                 "cannot lock the storage path; another exporter on it would overwrite its files",
