@@ -151,6 +151,20 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
+    /// A URL's port is checked where Foundation spells it: a non-ASCII host or user before the
+    /// port made the check index past the text as written, and trapped.
+    func testAPortAfterANonASCIIHostOrUserIsRead() throws {
+        for url in ["http://wetter.münchen.example:8080", "http://ü@h:80", "https://ü.example"] {
+            let yaml = "provider:\n  url: \(url)\nlocations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
+            XCTAssertEqual(try ConfigLoader.parse(yaml: yaml, file: "c.yml").provider.url, url)
+        }
+        let ports = [
+            "http://[::1]:8080": true, "http://[::1]": true, "http://h:": true, "http://u:p@h:443/x": true,
+            "http://[::1]:99999": false, "http://u:p@h:0": false, "http://h:+80": false, "http://h:0000080": false,
+        ]
+        for (url, valid) in ports { XCTAssertEqual(YAMLMapping.portIsValid(in: url), valid, url) }
+    }
+
     func testEmbeddedDefaultHasFiveCitiesOnFiveContinents() throws {
         let config = try ConfigLoader.parse(yaml: DefaultConfig.yaml, file: DefaultConfig.fileName)
         XCTAssertEqual(config.places.map(\.name), ["Berlin", "New York", "Tokyo", "Sydney", "Cape Town"])

@@ -94,13 +94,28 @@ struct YAMLMapping {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
             !text.contains(" "), !text.contains("?"), !text.contains("#"),
             let parts = URLComponents(string: text), parts.host?.isEmpty == false,
-            // A written port is 1…65535; one past an Int has a `rangeOfPort` but no `port`.
-            parts.rangeOfPort.map({ text[$0].isEmpty }) ?? true || (1...65535).contains(parts.port ?? 0)
+            Self.portIsValid(in: text)
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
         while text.hasSuffix("/") { text.removeLast() }
         return text
+    }
+
+    /// Whether the port written in `url`, if any, is 1…65535 (none, or a colon with none, is the
+    /// scheme's). Read from the text as written: Foundation gives no `port` for one past an Int,
+    /// and with a non-ASCII host drops it altogether from what it parses.
+    static func portIsValid(in url: String) -> Bool {
+        guard let scheme = url.range(of: "://") else { return false }
+        var authority = url[scheme.upperBound...].prefix { $0 != "/" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let bracket = authority.firstIndex(of: "]") {
+            authority = authority[authority.index(after: bracket)...]  // [::1]:8080
+        }
+        guard let colon = authority.lastIndex(of: ":") else { return true }
+        let port = authority[authority.index(after: colon)...]
+        return port.isEmpty
+            || (port.count <= 5 && port.allSatisfy { ("0"..."9").contains($0) } && (1...65535).contains(Int(port) ?? 0))
     }
 
     func double(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
