@@ -187,22 +187,30 @@ final class ConfigLoaderTests: XCTestCase {
         }
     }
 
-    /// A file that cannot be read says why in the system's words; a directory, a device or a
-    /// pipe is not a config file (`/dev/zero` would be read for ever, a FIFO wait for a writer).
+    /// A file that cannot be read says why in the system's words: a directory is one, and so is a
+    /// device that never ends (`/dev/zero`: too large). A FIFO without a writer is empty at once,
+    /// not a wait; a config piped to `/dev/stdin` is read (`--config.check` of generated text).
     func testMissingFileIsAClearError() throws {
         XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
             XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file: No such file or directory")
         }
+        XCTAssertThrowsError(try ConfigLoader.load(file: "/tmp")) { error in
+            XCTAssertEqual("\(error)", "/tmp: cannot read the file: Is a directory")
+        }
+        XCTAssertThrowsError(try ConfigLoader.load(file: "/dev/zero")) { error in
+            XCTAssertEqual("\(error)", "/dev/zero: cannot read the file: File too large")
+        }
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-fifo-\(UUID())").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         defer { unlink(fifo) }
-        for path in ["/tmp", "/dev/zero", fifo] {
-            XCTAssertThrowsError(try ConfigLoader.load(file: path)) { error in
-                XCTAssertEqual("\(error)", "\(path): cannot read the file: not a regular file")
-            }
-        }
+        XCTAssertEqual(try ConfigLoader.text(of: fifo, named: "the file"), "")
+        let yaml = "locations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
+        let piped = try runProgram(
+            TestPaths.exporterBinary.path, ["--config.file=/dev/stdin", "--config.check"], input: Data(yaml.utf8))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertTrue(piped.stdout.hasPrefix("/dev/stdin: OK (1 place, provider open-meteo)"), piped.stdout)
         XCTAssertThrowsError(try WebConfigLoader.load(file: "/dev/zero")) { error in
-            XCTAssertEqual("\(error)", "/dev/zero: cannot read the web config file: not a regular file")
+            XCTAssertEqual("\(error)", "/dev/zero: cannot read the web config file: File too large")
         }
     }
 

@@ -13,18 +13,16 @@ public enum ConfigLoader {
         try parse(yaml: try text(of: path, named: "the file"), file: path)
     }
 
-    /// The text of a config file (`cloudy.yml`, the web config), or why there is none: the
-    /// system's words ("cannot read the file: Permission denied"), or not a regular file (a
-    /// directory; `/dev/zero` would be read for ever, a FIFO wait for a writer), or not UTF-8.
+    /// The most a config file may hold: 20,000 places are ~2 MB.
+    static let maxFileBytes = 64 << 20
+
+    /// The text of a config file (`cloudy.yml`, the web config), or why there is none, in the
+    /// system's words ("cannot read the file: Permission denied", "…: Is a directory", "…: File
+    /// too large" past `maxFileBytes`), or not UTF-8. A pipe works (`--config.file=/dev/stdin`).
     static func text(of path: String, named what: String) throws(ConfigError) -> String {
         func refused(_ reason: String) -> ConfigError { ConfigError(file: path, field: "", reason: reason) }
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw refused("cannot read \(what): " + String(cString: strerror(errno)))
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw refused("cannot read \(what): not a regular file") }
         let data: Data
-        do { data = try StorageFile.read(URL(fileURLWithPath: path)) } catch {
+        do { data = try StorageFile.read(URL(fileURLWithPath: path), atMost: maxFileBytes) } catch {
             throw refused("cannot read \(what): " + error.reason)
         }
         guard let text = String(data: data, encoding: .utf8) else { throw refused("\(what) is not UTF-8 text") }

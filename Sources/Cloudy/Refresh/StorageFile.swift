@@ -55,22 +55,28 @@ enum StorageFile {
         for component in directory.path.split(separator: "/") {
             path += "/" + component
             guard mkdir(path, 0o755) != 0 else { continue }
-            let here = URL(fileURLWithPath: path)
-            guard errno == EEXIST else { throw StorageError(here, errno) }
+            let code = errno  // before anything else can set it (URL(fileURLWithPath:) does)
+            guard code == EEXIST else { throw StorageError(URL(fileURLWithPath: path), code) }
             // Something is there: a directory, or what says why it is none (a file; a link that
             // loops or leads nowhere, in stat's words).
             var status = stat()
-            guard stat(path, &status) == 0 else { throw StorageError(here, errno) }
-            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(here, ENOTDIR) }
+            guard stat(path, &status) == 0 else {
+                let code = errno
+                throw StorageError(URL(fileURLWithPath: path), code)
+            }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(URL(fileURLWithPath: path), ENOTDIR) }
         }
     }
 
     /// The whole of `file`, or why it cannot be read in the system's words ("…/quota.json: Is a
-    /// directory", "…: Permission denied").
-    static func read(_ file: URL) throws(StorageError) -> Data {
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+    /// directory", "…: Permission denied", "…: File too large" past `limit` bytes: `/dev/zero`
+    /// never ends). A pipe is read to its end; a FIFO without a writer reads as empty, at once.
+    static func read(_ file: URL, atMost limit: Int = .max) throws(StorageError) -> Data {
+        // Opened without blocking, as a FIFO with no writer would block the open; read blocking.
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw StorageError(file, errno) }
         defer { close(descriptor) }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -78,6 +84,7 @@ enum StorageFile {
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw StorageError(file, errno) }
             if count == 0 { return data }
+            guard data.count + count <= limit else { throw StorageError(file, EFBIG) }
             data.append(contentsOf: chunk[0..<count])
         }
     }
