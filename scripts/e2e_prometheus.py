@@ -953,6 +953,30 @@ def weekdays(prometheus, dashboard_path, config, instance):
         want = {s["metric"]["day"]: (datetime.fromtimestamp(float(s["value"][1]), tz).weekday() + 1) % 7 for s in noons}
         (ok if got == want and want else fail)(
             f"weekdays of {name} in {tz.key}: {dict(sorted(got.items()))}" + ("" if got == want else f", want {want}"))
+    # The fake answers every place in its fixture's zone, where UTC's day and the place's agree:
+    # promtool evaluates the same query over a day in Apia (UTC+13), whose solar noon is on the
+    # day before in UTC. Monday 15 June 2026 there: sunrise 07:05 and sunset 18:20 local.
+    apia = {"job": "cloudy", "instance": "apia:10150", "place": "Apia"}
+    labels = '{job="cloudy", instance="apia:10150", location="Apia"'
+    test = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
+        "interval": "1m",
+        "input_series": [
+            {"series": f'weather_forecast_daily_sunrise_timestamp_seconds{labels}, day="0"}}', "values": "1781460300"},
+            {"series": f'weather_forecast_daily_sunset_timestamp_seconds{labels}, day="0"}}', "values": "1781500800"},
+            {"series": f"weather_location_utc_offset_seconds{labels}}}", "values": "46800"},
+        ],
+        "promql_expr_test": [{"expr": substitute(target["expr"], apia), "eval_time": "0m",
+                              "exp_samples": [{"labels": '{day="0"}', "value": 1}]}],
+    }]}
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"cloudy-weekday-{os.getpid()}.yml"
+    path.write_text(yaml.safe_dump(test, sort_keys=False))
+    try:
+        result = subprocess.run(["promtool", "test", "rules", str(path)], capture_output=True, text=True)
+    finally:
+        path.unlink()
+    (ok if result.returncode == 0 else fail)(
+        "weekday of a day in Apia (UTC+13) is its own, Monday, not UTC's Sunday (promtool)"
+        + ("" if result.returncode == 0 else ": " + (result.stdout + result.stderr).strip()[-600:]))
 
 
 def check_shards(binary, fake, work, logs):

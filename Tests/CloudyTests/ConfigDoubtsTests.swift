@@ -80,6 +80,11 @@ extension ConfigDoubtsTests {
         XCTAssertEqual(try doubts("alerts: { air_quality: 100, frost: \"2 °C\" }\n"), [], "the default says nothing")
         XCTAssertEqual(try doubts("alerts: { air_quality: \"off\" }\n"), [], "off says so already")
         let own = "locations:\n  - { name: Oslo, latitude: 59.91, longitude: 10.75, alerts: { air_quality: 50 } }\n"
+        let named = own.replacingOccurrences(of: "name: Oslo", with: "name: \"Oslo\\nSentrum\"")
+        XCTAssertEqual(
+            try ConfigLoader.parse(yaml: named).doubts(at: june).first?.hasPrefix(
+                #"alerts.air_quality of Oslo\nSentrum: "#),
+            true, "one line, whatever the name holds")
         XCTAssertEqual(
             try ConfigLoader.parse(yaml: own).doubts(at: june),
             [

@@ -8,11 +8,15 @@ import XCTest
 final class LocationOffsetTests: XCTestCase {
     let june = 1_781_524_800.0  // 2026-06-15 12:00 UTC
 
-    func offset(_ place: Place, _ snapshot: WeatherSnapshot?, now: Double? = nil) -> [Double] {
+    /// The place's offset on the page at `now`, its snapshot fetched a minute before (or a day,
+    /// when not `fresh`: stale).
+    func offset(_ place: Place, _ snapshot: WeatherSnapshot?, now: Double? = nil, fresh: Bool = true) -> [Double] {
+        let now = now ?? june
+        let fetched = now - (fresh ? 60 : 86_400)
         var page = MetricFamilies()
         MetricsViewModel(
-            status: PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1),
-            units: UnitSettings(), provider: .openMeteo, now: now ?? june, staleAfter: 1800
+            status: PlaceStatus(place: place, snapshot: snapshot, lastSuccess: fetched, lastAttempt: fetched),
+            units: UnitSettings(), provider: .openMeteo, now: now, staleAfter: 1800
         ).addSamples(to: &page)
         return page.families.first { $0.descriptor.name == "weather_location_utc_offset_seconds" }?.samples.map(\.value)
             ?? []
@@ -33,6 +37,6 @@ final class LocationOffsetTests: XCTestCase {
         XCTAssertEqual(offset(berlin, answer), [7200])
         XCTAssertEqual(offset(berlin, answer, now: 1_768_478_400), [3600], "2026-01-15")
         XCTAssertEqual(offset(apia, nil), [], "no answer yet: no offset known")
-        XCTAssertEqual(offset(apia, answer, now: june + 86_400), [7200], "kept while the place is stale, as its info")
+        XCTAssertEqual(offset(apia, answer, fresh: false), [7200], "kept while the place is stale, as its info")
     }
 }

@@ -10,9 +10,9 @@ extension Config {
     /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
     /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), and thresholds that
     /// cannot fire (`thresholdDoubts`). `--config.check` prints these as warnings, and the
-    /// exporter logs them at start and on a reload. Empty when none.
+    /// exporter logs them at start and on a reload, each on one line. Empty when none.
     public func doubts(at now: Double) -> [String] {
-        timeZoneDoubts(at: now) + thresholdDoubts
+        (timeZoneDoubts(at: now) + thresholdDoubts).map(ConfigError.oneLine)  // a place's name may hold "\n"
     }
 
     /// Thresholds the config sets (other than the built-in defaults) that cannot fire: the
@@ -20,7 +20,7 @@ extension Config {
     /// `forecast.days` asks for no days, or `air_quality` is set with no `air_quality:` section.
     var thresholdDoubts: [String] {
         var doubts = [String]()
-        if let whose = unusedAirQualityThreshold {
+        if let whose = whoSetUnusedAirQualityThreshold {
             doubts.append(
                 "alerts.air_quality\(whose): there is no air_quality: section, so there is no index to compare and "
                     + "it cannot fire; add air_quality: {} or set it off to say so")

@@ -19,9 +19,10 @@ public struct Config: Sendable, Equatable {
     public var alerts = AlertThresholds.builtIn
     /// `air_quality:`; nil when the config has none (nothing asked, no air-quality family).
     public var airQuality: AirQualitySettings?
-    /// Who set an air-quality threshold (`whoSets(.airQuality)`) when there is no `air_quality:`
-    /// to compare it with, so the loader turned it off: `doubts(at:)` says so. nil otherwise.
-    var unusedAirQualityThreshold: String?
+    /// Who set an air-quality threshold when there is no `air_quality:` to compare it with, so
+    /// the loader turned it off: `whoSets(.airQuality)`'s words ("", " of Oslo, Bergen"), which
+    /// `doubts(at:)` says. nil when no threshold went unused.
+    var whoSetUnusedAirQualityThreshold: String?
     /// `warnings:`: the official warnings' sources and schedule.
     public var warnings = WarningSettings()
 

@@ -29,11 +29,15 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
     /// control character in a value it quotes (`name: "x\ny"`, an ESC that would reach the
     /// terminal) is shown as the escape that writes it (`\n`, `\u{1B}`).
     static func oneLine(_ text: String) -> String {
-        func isControl(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                || scalar.value == 0x2029
-        }
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        return text.unicodeScalars.map { isControl($0) ? $0.escaped(asASCII: true) : String($0) }.joined()
+        guard text.unicodeScalars.contains(where: \.breaksPlainText) else { return text }
+        return text.unicodeScalars.map { $0.breaksPlainText ? $0.escaped(asASCII: true) : String($0) }.joined()
+    }
+}
+
+extension Unicode.Scalar {
+    /// A control character (C0, DEL, C1 such as U+0085 NEXT LINE) or a Unicode line or paragraph
+    /// separator: what one line of plain text (a message, a header's value) cannot hold as is.
+    var breaksPlainText: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
     }
 }

@@ -39,10 +39,7 @@ extension ConfigLoader {
     /// Whether `text` can go out as an HTTP header's value as written: no control character (C0,
     /// DEL, C1 such as U+0085 NEXT LINE) and no Unicode line or paragraph separator.
     static func isOneLineOfText(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value) && scalar.value != 0x2028
-                && scalar.value != 0x2029
-        }
+        !text.unicodeScalars.contains(where: \.breaksPlainText)
     }
 
     /// What each provider cannot work without: OpenWeatherMap and Dark Sky a key, MET Norway a User-Agent

@@ -79,7 +79,7 @@ public enum ConfigLoader {
         config.airQuality = try airQualitySettings(document, provider: config.provider)
         if config.airQuality == nil {
             // Without air quality there is nothing to compare an air-quality threshold with.
-            config.unusedAirQualityThreshold = config.whoSets(.airQuality)
+            config.whoSetUnusedAirQualityThreshold = config.whoSets(.airQuality)
             config.alerts[.airQuality] = nil
             for index in config.places.indices { config.places[index].alerts[.airQuality] = nil }
         }
