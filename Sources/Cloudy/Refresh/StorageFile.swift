@@ -51,7 +51,7 @@ enum StorageFile {
     /// Makes `directory` and the directories above it that are missing (as `mkdir -p`), or says
     /// why not in the system's words ("…/data: Not a directory" when a file is in the way).
     static func makeDirectory(_ directory: URL) throws(StorageError) {
-        var path = directory.path.hasPrefix("/") ? "" : "."
+        var path = ""  // a file URL's path is absolute
         for component in directory.path.split(separator: "/") {
             path += "/" + component
             guard mkdir(path, 0o755) != 0 else { continue }
@@ -96,7 +96,7 @@ enum StorageFile {
     }
 }
 
-/// Why a storage file could not be written, as the system said it: "…/quota.json.tmp:
+/// Why a storage file could not be written or read, as the system said it: "…/quota.json.tmp:
 /// Permission denied", "…/places.json: Is a directory", "…: No space left on device".
 struct StorageError: Error, CustomStringConvertible {
     let file: URL
