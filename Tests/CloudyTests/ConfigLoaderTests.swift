@@ -188,8 +188,8 @@ final class ConfigLoaderTests: XCTestCase {
     }
 
     /// A file that cannot be read says why in the system's words: a directory is one, and so is a
-    /// device that never ends (`/dev/zero`: too large). A FIFO without a writer is empty at once,
-    /// not a wait; a config piped to `/dev/stdin` is read (`--config.check` of generated text).
+    /// device that never ends (`/dev/zero`: too large). A FIFO without a writer is refused at
+    /// once, not waited for nor read as an empty file; a config piped to `/dev/stdin` is read.
     func testMissingFileIsAClearError() throws {
         XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
             XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file: No such file or directory")
@@ -203,7 +203,12 @@ final class ConfigLoaderTests: XCTestCase {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-fifo-\(UUID())").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         defer { unlink(fifo) }
-        XCTAssertEqual(try ConfigLoader.text(of: fifo, named: "the file"), "")
+        XCTAssertThrowsError(try WebConfigLoader.load(file: fifo)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "\(fifo): cannot read the web config file: nothing came from it (a pipe or FIFO without a writer?)",
+                "not an empty web config: plain HTTP without a login")
+        }
         let yaml = "locations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
         let piped = try runProgram(
             TestPaths.exporterBinary.path, ["--config.file=/dev/stdin", "--config.check"], input: Data(yaml.utf8))

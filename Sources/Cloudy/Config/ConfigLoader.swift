@@ -25,6 +25,12 @@ public enum ConfigLoader {
         do { data = try StorageFile.read(URL(fileURLWithPath: path), atMost: maxFileBytes) } catch {
             throw refused("cannot read \(what): " + error.reason)
         }
+        // A FIFO read before its writer came reads as empty: not an empty file (an empty web
+        // config is plain HTTP without a login), so not taken for one.
+        var status = stat()
+        if data.isEmpty, stat(path, &status) != 0 || status.st_mode & S_IFMT != S_IFREG {
+            throw refused("cannot read \(what): nothing came from it (a pipe or FIFO without a writer?)")
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw refused("\(what) is not UTF-8 text") }
         return text
     }
