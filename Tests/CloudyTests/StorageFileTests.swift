@@ -66,6 +66,22 @@ final class StorageFileTests: XCTestCase {
         XCTAssertEqual(warned.first?.metadata["reason"], "over 16777216 bytes")
     }
 
+    /// A state file that is a link to a device that never ends is read to the limit, not until
+    /// memory runs out: a device's size says nothing (`/dev/zero`'s is 0).
+    func testAStateFileLinkedToADeviceIsReadToTheLimitOnly() throws {
+        for name in ["places.json", "quota.json"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: storage.appendingPathComponent(name).path, withDestinationPath: "/dev/zero")
+        }
+        _ = Geocoder(
+            baseURL: "http://127.0.0.1:1", storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
+            recorder: ExporterTelemetry(startedAt: 0), logger: log.logger)
+        XCTAssertEqual(log.entries(containing: "cannot read the state file").first?.metadata["reason"], "unreadable")
+        XCTAssertNil(
+            QuotaState.load(
+                from: QuotaState.file(in: storage.path), provider: .openMeteo, url: "http://h", logger: log.logger))
+    }
+
     func testAQuotaFileForAnotherURLIsReplacedWithALogLine() throws {
         let file = QuotaState.file(in: storage.path)
         let account = QuotaAccount(

@@ -50,7 +50,10 @@ public final class Geocoder: @unchecked Sendable {
         self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
         let size = StorageFile.size(of: stateFile)
-        let data = size.map { $0 <= Self.maxFileBytes } == true ? try? Data(contentsOf: stateFile) : nil
+        // Read to the limit whatever the size says: a link to a device (/dev/zero) has none.
+        let data =
+            size.map { $0 <= Self.maxFileBytes } == true
+            ? try? StorageFile.read(stateFile, atMost: Self.maxFileBytes) : nil
         if data == nil, let size {
             logger.warning(
                 "cannot read the state file; city: places are looked up again",

@@ -30,7 +30,7 @@ struct QuotaState: Codable, Equatable {
             return nil
         }
         do {
-            let state = try JSONDecoder().decode(QuotaState.self, from: StorageFile.read(file))
+            let state = try JSONDecoder().decode(QuotaState.self, from: StorageFile.read(file, atMost: maxFileBytes))
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }
