@@ -85,6 +85,8 @@ extension ConfigDoubtsTests {
             try ConfigLoader.parse(yaml: named).doubts(at: june).first?.hasPrefix(
                 #"alerts.air_quality of Oslo\nSentrum: "#),
             true, "one line, whatever the name holds")
+        let frost = named.replacingOccurrences(of: "air_quality: 50", with: "frost: \"2 °C\"")
+        XCTAssertEqual(try ConfigLoader.parse(yaml: frost).alertSummary, [#"alerts of Oslo\nSentrum: frost 2 °C"#])
         XCTAssertEqual(
             try ConfigLoader.parse(yaml: own).doubts(at: june),
             [

@@ -119,7 +119,7 @@ extension Config {
             let own = place.alerts.differences(from: alerts)
             if !own.isEmpty { lines.append("alerts of \(place.name): " + describe(place.alerts, own)) }
         }
-        return lines
+        return lines.map(ConfigError.oneLine)  // a place's name may hold "\n"
     }
 }
 
