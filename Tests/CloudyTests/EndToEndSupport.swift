@@ -177,6 +177,16 @@ final class ExporterProcess: @unchecked Sendable {  // read-only after init; Pro
             process.interrupt()
             process.waitUntilExit()
         }
+        // An exporter that crashed as the test let it go (no test looks at its exit then): its
+        // log is kept and named on stderr, where the suite's output shows it.
+        if let text = try? String(contentsOf: logFile, encoding: .utf8),
+            text.contains("Fatal error") || text.contains("Cannot schedule") || text.contains("crashed")
+        {
+            let kept = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cloudy-crashed-exporter-\(UUID().uuidString).log")
+            try? FileManager.default.copyItem(at: logFile, to: kept)
+            FileHandle.standardError.write(Data("an exporter a test started crashed; its log: \(kept.path)\n".utf8))
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
