@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
@@ -35,6 +36,38 @@ final class HTTPServerTests: XCTestCase {
             XCTFail("still answering after shutdown")
         }
         try await group.shutdownGracefully()
+    }
+
+    /// A reload still running when the server has stopped and its event loops have shut down
+    /// drops its answer: handed to a loop that no longer runs, it was NIO's "Cannot schedule
+    /// tasks", which crashes the suite under its `SWIFTNIO_STRICT`. Login checks come back the
+    /// same way.
+    func testAReloadThatOutlastsTheStopDropsItsAnswer() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let routes = Routes(store: try makeServerTestStore(.ready), telemetryPath: "/metrics") {
+            started.signal()
+            release.wait()
+            return nil
+        }
+        let reloads = DispatchQueue(label: "cloudy-tests.reloads")
+        let server = HTTPServer(
+            group: group, routes: routes, logger: logger, connections: ConnectionLimit(maximum: 10),
+            offload: { reloads.async(execute: $0) })
+        try await server.bind([ListenAddress(host: "127.0.0.1", port: 0)])
+        let connection = try RawConnection(port: try XCTUnwrap(server.boundAddresses.first?.port))
+        XCTAssertTrue(connection.send("POST /-/reload HTTP/1.1\r\nHost: cloudy\r\nContent-Length: 0\r\n\r\n"))
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success, "the reload never started")
+
+        await server.shutdown(grace: .zero)
+        try await group.shutdownGracefully()
+        release.signal()
+        reloads.sync {}  // the reload has returned and its answer has gone to the gate
+        XCTAssertEqual(server.gate.dropped, 1)
+        let (text, closed) = connection.readUntilClosed()
+        XCTAssertEqual(text, "", "answered after the loops shut down")
+        XCTAssertTrue(closed, "the connection closes with the loops")
     }
 
     func testATakenPortFailsBindingAndNamesTheAddress() async throws {

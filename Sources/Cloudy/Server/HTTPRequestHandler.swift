@@ -18,6 +18,8 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     private let offload: Offload
     /// Runs bcrypt for a login not in the cache: `LoginCheckQueue`'s own queue.
     private let offloadLogin: Offload
+    /// How the offloaded work's answer gets back to the loop: not once the server has stopped.
+    private let gate: EventLoopGate
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
     /// `http_server_config.headers` of the web config in force, added to every answer.
@@ -25,12 +27,13 @@ final class HTTPRequestHandler: ChannelInboundHandler {
 
     init(
         routes: Routes, deadline: ConnectionDeadline, offload: @escaping Offload = offloadToDispatch,
-        offloadLogin: @escaping Offload = LoginCheckQueue.offload
+        offloadLogin: @escaping Offload = LoginCheckQueue.offload, gate: EventLoopGate = EventLoopGate()
     ) {
         self.routes = routes
         self.deadline = deadline
         self.offload = offload
         self.offloadLogin = offloadLogin
+        self.gate = gate
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -90,18 +93,21 @@ final class HTTPRequestHandler: ChannelInboundHandler {
     }
 
     /// Runs blocking `work` through `offload`, then `answer` with its result back on the
-    /// connection's event loop. Until then the connection's other requests wait (NIO's pipelining
-    /// handler holds them); other connections do not.
+    /// connection's event loop, through the gate. Until then the connection's other requests wait
+    /// (NIO's pipelining handler holds them); other connections do not.
     private func offloaded<Value: Sendable>(
         by offload: Offload, context: ChannelHandlerContext, _ work: @escaping @Sendable () -> Value,
         then answer: @escaping @Sendable (HTTPRequestHandler, ChannelHandlerContext, Value) -> Void
     ) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let promise = context.eventLoop.makePromise(of: Value.self)
-        offload { promise.succeed(work()) }
-        promise.futureResult.whenSuccess { value in
-            let (handler, context) = loopBound.value
-            answer(handler, context, value)
+        let loop = context.eventLoop
+        let loopBound = NIOLoopBound((self, context), eventLoop: loop)
+        let gate = self.gate
+        offload {
+            let value = work()
+            gate.execute(on: loop) {
+                let (handler, context) = loopBound.value
+                answer(handler, context, value)
+            }
         }
     }
 

@@ -21,15 +21,28 @@ public final class HTTPServer: Service, @unchecked Sendable {
     /// Open client connections, across every listening socket; over its maximum, closed at once.
     public let connections: ConnectionLimit
     private var channels: [(channel: Channel, quiesce: ServerQuiescingHelper)] = []
+    /// Runs reloads away from the event loops (tests hold them to stop the server meanwhile).
+    private let offload: HTTPRequestHandler.Offload
+    /// Closed once the server has stopped: reloads and login checks still running then drop
+    /// their answers, which would otherwise go to event loops about to shut down.
+    let gate = EventLoopGate()
 
-    public init(
+    public convenience init(
         group: EventLoopGroup, routes: Routes, logger: Logger,
         connections: ConnectionLimit = ConnectionLimit(maximum: ConnectionLimit.defaultMaximum)
+    ) {
+        self.init(group: group, routes: routes, logger: logger, connections: connections, offload: nil)
+    }
+
+    init(
+        group: EventLoopGroup, routes: Routes, logger: Logger, connections: ConnectionLimit,
+        offload: HTTPRequestHandler.Offload?
     ) {
         self.group = group
         self.routes = routes
         self.logger = logger
         self.connections = connections
+        self.offload = offload ?? HTTPRequestHandler.offloadToDispatch
     }
 
     /// The addresses actually bound (port 0 becomes the port the kernel chose).
@@ -67,6 +80,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
     private func makeBootstrap(_ quiesce: ServerQuiescingHelper, on loop: EventLoop) -> ServerBootstrap {
         let routes = self.routes
         let connections = self.connections
+        let offload = self.offload
+        let gate = self.gate
         return ServerBootstrap(group: loop, childGroup: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -90,7 +105,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
             .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.configureConnection(channel.pipeline.syncOperations, routes: routes)
+                    try Self.configureConnection(
+                        channel.pipeline.syncOperations, routes: routes, offload: offload, gate: gate)
                 }
             }
     }
@@ -125,7 +141,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
     static func configureConnection(
         _ pipeline: ChannelPipeline.SynchronousOperations, routes: Routes,
         offload: @escaping HTTPRequestHandler.Offload = HTTPRequestHandler.offloadToDispatch,
-        offloadLogin: @escaping HTTPRequestHandler.Offload = LoginCheckQueue.offload
+        offloadLogin: @escaping HTTPRequestHandler.Offload = LoginCheckQueue.offload,
+        gate: EventLoopGate = EventLoopGate()
     ) throws {
         // --web.config.file with TLS: the handshake first, with the certificate read last.
         if let tls = routes.webConfig?.current().tls {
@@ -139,7 +156,8 @@ public final class HTTPServer: Service, @unchecked Sendable {
         // check cost ~4,900 instructions of a ~58,700-instruction gzip scrape (bench/RESULTS.md).
         try pipeline.configureHTTPServerPipeline(withErrorHandling: true, withOutboundHeaderValidation: false)
         try pipeline.addHandler(
-            HTTPRequestHandler(routes: routes, deadline: deadline, offload: offload, offloadLogin: offloadLogin))
+            HTTPRequestHandler(
+                routes: routes, deadline: deadline, offload: offload, offloadLogin: offloadLogin, gate: gate))
     }
 
     /// Closes the addresses bound so far, waiting for each: a start-up that stops before it
@@ -148,6 +166,7 @@ public final class HTTPServer: Service, @unchecked Sendable {
         let channels = self.channels
         self.channels = []
         for (channel, _) in channels { try? await channel.close() }
+        gate.close()
     }
 
     public func run() async throws {
@@ -170,6 +189,7 @@ public final class HTTPServer: Service, @unchecked Sendable {
                 }
             }
         }
+        gate.close()
         logger.info("server stopped")
     }
 }
