@@ -63,7 +63,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 
     public static let upstreamCalls = MetricDescriptor(
         "cloudy_exporter_upstream_calls", .counter,
-        "Calls to the weather API as the provider counts them against its quota (fractional for Open-Meteo).")
+        "Calls to an upstream as it counts them against its quota (fractional for Open-Meteo).")
     public static let quotaCalls = MetricDescriptor(
         "cloudy_exporter_upstream_quota_calls", .gauge,
         "Calls the quota in force allows per window (this replica's share when shards share one).")
@@ -116,12 +116,13 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         "cloudy_exporter_build_info", .gauge, "Version, revision and Swift version of cloudy_exporter; always 1.")
     public static let interval = MetricDescriptor(
         "cloudy_exporter_refresh_interval_seconds", .gauge,
-        "Seconds between weather refreshes in force (refresh.interval after any fair-use clamp).")
+        "Seconds between weather refreshes in force (refresh.interval after the fair-use floor and the quota plan).")
     public static let duration = MetricDescriptor(
         "cloudy_exporter_refresh_duration_seconds", .histogram, "Seconds a refresh of all places took.")
     public static let upstream = MetricDescriptor(
         "cloudy_exporter_upstream_requests", .counter,
-        "Requests to the weather API by provider and outcome: HTTP status code or error kind.")
+        "Requests to each upstream (provider: weather, geocoding, air quality, warnings) by outcome: HTTP status or error kind."
+    )
     public static let reloadOK = MetricDescriptor(
         "cloudy_exporter_config_last_reload_successful", .gauge, "1 when the last config reload succeeded, else 0.")
     public static let reloadTime = MetricDescriptor(
