@@ -163,6 +163,10 @@ final class ConfigLoaderTests: XCTestCase {
             "http://[::1]:99999": false, "http://u:p@h:0": false, "http://h:+80": false, "http://h:0000080": false,
         ]
         for (url, valid) in ports { XCTAssertEqual(YAMLMapping.portIsValid(in: url), valid, url) }
+        let yaml = "provider:\n  url: http://x:70000\nlocations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
+        XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
+            XCTAssertEqual("\($0)", #"c.yml:2: provider.url: "http://x:70000": the port must be 1 to 65535"#)
+        }
     }
 
     func testEmbeddedDefaultHasFiveCitiesOnFiveContinents() throws {

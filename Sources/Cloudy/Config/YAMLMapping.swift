@@ -93,11 +93,11 @@ struct YAMLMapping {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
             !text.contains(" "), !text.contains("?"), !text.contains("#"),
-            let parts = URLComponents(string: text), parts.host?.isEmpty == false,
-            Self.portIsValid(in: text)
+            let parts = URLComponents(string: text), parts.host?.isEmpty == false
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
+        guard Self.portIsValid(in: text) else { throw error(key, "\"\(text)\": the port must be 1 to 65535") }
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }
