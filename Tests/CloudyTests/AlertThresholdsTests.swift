@@ -231,3 +231,50 @@ extension AlertThresholdsTests {
             "low -0.1 °C / 31.9 °F, below 0.0 °C / 32.0 °F")
     }
 }
+
+extension AlertThresholdsTests {
+    /// The air-quality threshold is marked on the pages where `CloudyAirQualityForecast` fires:
+    /// a day whose highest European index is at or above it, read from the air-quality report's
+    /// day of the same `daysAhead`. No report (air quality off, or its answer stale), no mark.
+    func testADayWhoseAirQualityCrossesItsThresholdIsMarked() {
+        var place = Place(name: "Milan", latitude: 45.46, longitude: 9.19)
+        place.alerts[.airQuality] = 50
+        let midnight = PlaceSnapshots.localMidnight
+        let snapshot = WeatherSnapshot(
+            current: CurrentConditions(observedAt: PlaceSnapshots.observedAt),
+            daily: [
+                DailyForecast(daysAhead: 0, date: midnight, temperatureMaxCelsius: 20, temperatureMinCelsius: 10),
+                DailyForecast(daysAhead: 1, date: midnight + 86400, temperatureMaxCelsius: 31),
+                DailyForecast(daysAhead: 2, date: midnight + 2 * 86400),
+            ],
+            utcOffsetSeconds: 7200)
+        let report = AirQualityReport(daily: [
+            DailyAirQuality(daysAhead: 0, indicesMax: AirQualityIndices(european: 49.5, epa: 180)),
+            DailyAirQuality(daysAhead: 1, indicesMax: AirQualityIndices(european: 64)),
+            DailyAirQuality(daysAhead: 2, indicesMax: AirQualityIndices(european: 50)),
+        ])
+        let week = WeekViewModel(
+            snapshot: snapshot, airQuality: report.daily, units: place.units, thresholds: place.alerts,
+            now: PlaceSnapshots.observedAt)
+        XCTAssertEqual(week.days.map(\.marks), ["", "Heat, Poor air quality", "Poor air quality"])
+        XCTAssertEqual(
+            week.days[1].crossings.last,
+            ThresholdCrossing(
+                alert: "air_quality", title: "Poor air quality", detail: "air quality index 64, at or above 50"))
+
+        var status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
+        status.airQuality = AirQualityStatus(report: report, lastSuccess: 1, lastAttempt: 1)
+        let card = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e10)
+        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Heat, Poor air quality · Wednesday: Poor air quality")
+        status.airQuality?.lastSuccess = -1e9  // older than stale_after: its values are not shown
+        let staleAir = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e8)
+        XCTAssertEqual(staleAir.weather?.thresholdsAhead, "Tomorrow: Heat")
+        place.alerts[.airQuality] = nil
+        XCTAssertEqual(
+            WeekViewModel(
+                snapshot: snapshot, airQuality: report.daily, units: place.units, thresholds: place.alerts, now: 0
+            )
+            .days.map(\.marks),
+            ["", "Heat", ""])
+    }
+}

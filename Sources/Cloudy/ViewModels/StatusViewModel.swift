@@ -72,9 +72,11 @@ public struct StatusViewModel: Sendable {
             state = .down
             stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
         }
-        weather = fresh.map { Self.weather(of: $0, units: units, thresholds: status.place.alerts, now: now) }
-        airQuality = AirQualityViewModel.european(
-            status.airQuality?.freshReport(now: now, staleAfter: staleAfter)?.indices.european)
+        let air = status.airQuality?.freshReport(now: now, staleAfter: staleAfter)
+        weather = fresh.map {
+            Self.weather(of: $0, air: air?.daily ?? [], units: units, thresholds: status.place.alerts, now: now)
+        }
+        airQuality = AirQualityViewModel.european(air?.indices.european)
         if let air = status.airQuality, let error = air.lastError {
             let kept = air.freshReport(now: now, staleAfter: staleAfter) == nil ? nil : air.lastSuccess
             problems = [
@@ -105,7 +107,8 @@ public struct StatusViewModel: Sendable {
     }
 
     private static func weather(
-        of snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double
+        of snapshot: WeatherSnapshot, air: [DailyAirQuality], units: UnitSettings, thresholds: AlertThresholds,
+        now: Double
     )
         -> Weather
     {
@@ -124,15 +127,17 @@ public struct StatusViewModel: Sendable {
             high: ValueFormat.temperature(today?.temperatureMaxCelsius, units.temperature),
             wind: current.windSpeedMetersPerSecond == nil ? ValueFormat.missing : direction + speed,
             observedAt: ValueFormat.clock(current.observedAt, offsets: snapshot.utcOffsets, units.time),
-            thresholdsAhead: thresholdsAhead(snapshot, thresholds: thresholds, now: now))
+            thresholdsAhead: thresholdsAhead(snapshot, air: air, thresholds: thresholds, now: now))
     }
 
-    private static func thresholdsAhead(_ snapshot: WeatherSnapshot, thresholds: AlertThresholds, now: Double)
-        -> String?
-    {
+    /// "Tomorrow: Frost · Friday: Heat, Poor air quality": the week's marks, without details.
+    private static func thresholdsAhead(
+        _ snapshot: WeatherSnapshot, air: [DailyAirQuality], thresholds: AlertThresholds, now: Double
+    ) -> String? {
         let name = WeekViewModel.dayNames(snapshot, now: now)
         let days = snapshot.daily.compactMap { day -> String? in
-            let crossed = thresholds.crossed(by: day)
+            let air = air.first { $0.daysAhead == day.daysAhead }
+            let crossed = ThresholdCrossing.alerts(crossedBy: day, air: air, thresholds: thresholds)
             guard !crossed.isEmpty else { return nil }
             return name(day) + ": " + crossed.map(ThresholdCrossing.title).joined(separator: ", ")
         }

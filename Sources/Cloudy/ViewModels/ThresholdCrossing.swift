@@ -11,16 +11,17 @@ public struct ThresholdCrossing: Sendable, Equatable {
     /// "low 2.0 °C, below 3.0 °C", "gusts 26.0 m/s, at or above 24.5 m/s".
     public let detail: String
 
-    /// The crossings of `day` against `thresholds`, in `WeatherAlert` order.
-    public static func of(_ day: DailyForecast, thresholds: AlertThresholds, units: UnitSettings)
-        -> [ThresholdCrossing]
-    {
-        thresholds.crossed(by: day).compactMap { alert in
-            guard let threshold = thresholds[alert], let value = AlertThresholds.value(of: alert, in: day) else {
-                return nil
-            }
-            let shownValue = format(value, alert.quantity, units)
-            let shownThreshold = format(threshold, alert.quantity, units)
+    /// The crossings of `day` against `thresholds`, in `WeatherAlert` order; `air`, the same
+    /// day's air-quality maxima, for the air-quality threshold.
+    public static func of(
+        _ day: DailyForecast, air: DailyAirQuality? = nil, thresholds: AlertThresholds, units: UnitSettings
+    ) -> [ThresholdCrossing] {
+        alerts(crossedBy: day, air: air, thresholds: thresholds).compactMap { alert in
+            guard let threshold = thresholds[alert],
+                let value = alert == .airQuality ? air?.indicesMax.european : AlertThresholds.value(of: alert, in: day)
+            else { return nil }
+            let shownValue = format(value, alert, units)
+            let shownThreshold = format(threshold, alert, units)
             // A low of -0.02 °C is below 0 °C but reads "0.0 °C", as the threshold does: say so,
             // also when another unit configured reads apart ("0.0 °C / 31.9 °F").
             let readsAlike = zip(shownValue.split(separator: " / "), shownThreshold.split(separator: " / ")).contains {
@@ -31,6 +32,18 @@ public struct ThresholdCrossing: Sendable, Equatable {
                 alert: alert.rawValue, title: title(alert),
                 detail: "\(measure(alert)) \(shownValue), \(comparison) \(shownThreshold)")
         }
+    }
+
+    /// The alerts `day` crosses: the weather's (`AlertThresholds.crossed(by:)`), then air quality,
+    /// whose threshold `CloudyAirQualityForecast` compares with the day's highest European index.
+    static func alerts(crossedBy day: DailyForecast, air: DailyAirQuality?, thresholds: AlertThresholds)
+        -> [WeatherAlert]
+    {
+        let crossed = thresholds.crossed(by: day)
+        guard let threshold = thresholds[.airQuality], let index = air?.indicesMax.european,
+            AlertThresholds.crosses(index, threshold, .airQuality)
+        else { return crossed }
+        return crossed + [.airQuality]
     }
 
     /// What the pages call an alert, as a mark's title.
@@ -59,8 +72,10 @@ public struct ThresholdCrossing: Sendable, Equatable {
         }
     }
 
-    private static func format(_ value: Double, _ quantity: WeatherAlert.Quantity, _ units: UnitSettings) -> String {
-        switch quantity {
+    private static func format(_ value: Double, _ alert: WeatherAlert, _ units: UnitSettings) -> String {
+        // The air-quality index in whole numbers, as the card shows it.
+        if alert == .airQuality { return ValueFormat.whole(value) }
+        switch alert.quantity {
         case .temperature: return ValueFormat.temperature(value, units.temperature)
         case .windSpeed: return ValueFormat.windSpeed(value, units.windSpeed)
         case .length: return ValueFormat.precipitation(value)

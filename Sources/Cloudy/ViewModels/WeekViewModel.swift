@@ -31,13 +31,18 @@ public struct WeekViewModel: Sendable {
     /// Day 0 is today where the place is, as on `/metrics` (`day="0"`); the weekdays after
     /// `Tomorrow` are those of the days' own dates (local midnight, sent by the provider) in the
     /// place's time zone, or count on from the place's date at `now` (unix seconds) when the
-    /// provider sent no dates. Days are marked against `thresholds`, the place's own.
-    public init(snapshot: WeatherSnapshot, units: UnitSettings, thresholds: AlertThresholds, now: Double) {
+    /// provider sent no dates. Days are marked against `thresholds`, the place's own, the
+    /// air-quality one against the `airQuality` day of the same `daysAhead`.
+    public init(
+        snapshot: WeatherSnapshot, airQuality: [DailyAirQuality] = [], units: UnitSettings,
+        thresholds: AlertThresholds, now: Double
+    ) {
         let offsets = snapshot.utcOffsets
         let name = Self.dayNames(snapshot, now: now)
         days = snapshot.daily.map { day in
             let condition = day.conditionCode.map { WeatherCondition(code: $0) }
-            let crossings = ThresholdCrossing.of(day, thresholds: thresholds, units: units)
+            let air = airQuality.first { $0.daysAhead == day.daysAhead }
+            let crossings = ThresholdCrossing.of(day, air: air, thresholds: thresholds, units: units)
             return Day(
                 name: name(day),
                 icon: condition?.icon ?? "unknown",

@@ -86,18 +86,19 @@ public struct HTMLPages: Sendable {
             let status = statuses[position]
             let units = status.place.units
             let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter)
+            let air = status.airQuality?.freshReport(now: now, staleAfter: staleAfter)
             let day = snapshot.map { DayViewModel(snapshot: $0, units: units, hours: hours) }
             let week = snapshot.map {
-                WeekViewModel(snapshot: $0, units: units, thresholds: status.place.alerts, now: now)
+                WeekViewModel(
+                    snapshot: $0, airQuality: air?.daily ?? [], units: units, thresholds: status.place.alerts,
+                    now: now)
             }
             let content = PlaceContent(
                 title: status.place.name + " – Cloudy exporter", masthead: masthead, status: card(position), day: day,
                 crossingDays: week.flatMap { $0.crossingDays.isEmpty ? nil : CrossingDays(days: $0.crossingDays) },
                 hours: day.flatMap { $0.hours.isEmpty ? nil : HourTable(rows: $0.hours) },
                 week: week.flatMap { $0.days.isEmpty ? nil : $0 },
-                airQuality: status.airQuality?.freshReport(now: now, staleAfter: staleAfter).map {
-                    AirQualityViewModel(report: $0)
-                })
+                airQuality: air.map { AirQualityViewModel(report: $0) })
             return HTMLPages.buffer(PageTemplates.render(content, "place"))
         }
     }
