@@ -125,14 +125,35 @@ final class ConfigLoaderTests: XCTestCase {
         for lineBreak in ["\n", "\r\n", "\r"] {
             let yaml = lines.joined(separator: lineBreak) + lineBreak
             XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
-                XCTAssertEqual("\($0)", "c.yml:3: duplicate key: interval", lineBreak.debugDescription)
+                XCTAssertEqual("\($0)", "c.yml:3: refresh.interval: duplicate key", lineBreak.debugDescription)
             }
             XCTAssertThrowsError(
                 try WebConfigLoader.parse(
                     yaml: "rate_limit:\(lineBreak)  burst: 1\(lineBreak)  burst: 2", file: "w.yml")
             ) {
-                XCTAssertEqual("\($0)", "w.yml:3: duplicate key: burst", lineBreak.debugDescription)
+                XCTAssertEqual("\($0)", "w.yml:3: rate_limit.burst: duplicate key", lineBreak.debugDescription)
             }
+        }
+    }
+
+    /// A duplicate key is named by its field's path, as every other error is: in a list, in a
+    /// flow mapping whose values hold commas, brackets and quotes, beside another duplicate of the
+    /// same mapping. A flow mapping that spans lines still gets the key and the first's line.
+    func testADuplicateKeyIsNamedByItsPath() {
+        let place = "  - {name: A, latitude: 1, longitude: 2}\n"
+        let cases = [
+            "locations:\n\(place)  - name: B\n    latitude: 1\n    longitude: 2\n"
+                + "    alerts: {frost: \"1 °C\", heat: \"3{0,\", \"frost\": \"2 °C\"}\n":
+                "c.yml:6: locations[1].alerts.frost: duplicate key",
+            "locations:\n  - {name: \"Zü,r{ich\", name: B, latitude: 1, longitude: 2}\n":
+                "c.yml:2: locations[0].name: duplicate key",
+            "refresh:\n  interval: 1m\n  stale_after: 1h\n  interval: 2m\n  stale_after: 2h\nlocations:\n\(place)":
+                "c.yml:4: refresh.interval: duplicate key (so is stale_after)",
+            "locations:\n  - {name: A, latitude: 1,\n     latitude: 2, longitude: 2}\n":
+                "c.yml:2: duplicate key: latitude",
+        ]
+        for (yaml, message) in cases {
+            XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) { XCTAssertEqual("\($0)", message) }
         }
     }
 

@@ -219,7 +219,7 @@ final class WebConfigLoaderTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("w.yml:3: invalid YAML: "), "\(error)")
         }
         XCTAssertThrowsError(try WebConfigLoader.parse(yaml: "basic_auth_users:\n  a: x\n  a: y\n", file: "w.yml")) {
-            XCTAssertEqual("\($0)", "w.yml:3: duplicate key: a", "the line of the second")
+            XCTAssertEqual("\($0)", "w.yml:3: basic_auth_users.a: duplicate key", "the line of the second")
         }
     }
 

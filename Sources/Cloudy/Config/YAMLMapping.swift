@@ -255,29 +255,9 @@ extension YAMLMapping {
             let detail = context.map { "\(problem) (\($0.text))" } ?? problem
             return ConfigError(file: file, line: mark.line, field: "", reason: "invalid YAML: \(detail)")
         case YamlError.duplicatedKeysInMapping(let duplicates, let context):
-            let keys = duplicates.joined(separator: ", ")
-            let line = duplicateLine(of: duplicates.first ?? "", after: context.mark, in: context.text)
-            return ConfigError(file: file, line: line, field: "", reason: "duplicate key: \(keys)")
+            return YAMLDuplicateKey.error(duplicates, first: context.mark, in: context.text, file: file)
         default:
             return ConfigError(file: file, field: "", reason: "invalid YAML: \(error)")
         }
-    }
-
-    /// The line of the second `key` of a block mapping whose first is at `first` (Yams names the
-    /// first): the next line that holds `key:` at the same column, nothing but spaces before it.
-    /// In a flow mapping both are on the first's line, which is then the answer.
-    static func duplicateLine(of key: String, after first: Mark, in text: String) -> Int {
-        // YAML's line breaks, as Yams counts them: "\r\n" is one Character, not a "\n".
-        let lines = text.split(omittingEmptySubsequences: false) { "\n\r\r\n\u{85}\u{2028}\u{2029}".contains($0) }
-        let indent = max(first.column - 1, 0)
-        for number in first.line..<max(first.line, lines.count) {  // 0-based: the line after the first
-            let line = lines[number]
-            guard line.count > indent, line.prefix(indent).allSatisfy({ $0 == " " }) else { continue }
-            let rest = line.dropFirst(indent)
-            for written in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(written) {
-                if rest.dropFirst(written.count).drop(while: { $0 == " " }).hasPrefix(":") { return number + 1 }
-            }
-        }
-        return first.line
     }
 }
