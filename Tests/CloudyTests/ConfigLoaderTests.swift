@@ -138,7 +138,8 @@ final class ConfigLoaderTests: XCTestCase {
 
     /// A duplicate key is named by its field's path, as every other error is: in a list, in a
     /// flow mapping whose values hold commas, brackets and quotes, beside another duplicate of the
-    /// same mapping. A flow mapping that spans lines still gets the key and the first's line.
+    /// same mapping, inside a mapping whose own key is written twice. A flow mapping that spans
+    /// lines still gets the key and the first's line.
     func testADuplicateKeyIsNamedByItsPath() {
         let place = "  - {name: A, latitude: 1, longitude: 2}\n"
         let cases = [
@@ -149,6 +150,8 @@ final class ConfigLoaderTests: XCTestCase {
                 "c.yml:2: locations[0].name: duplicate key",
             "refresh:\n  interval: 1m\n  stale_after: 1h\n  interval: 2m\n  stale_after: 2h\nlocations:\n\(place)":
                 "c.yml:4: refresh.interval: duplicate key (so is stale_after)",
+            "alerts:\nalerts:\n  frost: 1 °C\n  frost: 2 °C\nlocations:\n\(place)":
+                "c.yml:4: alerts.frost: duplicate key",
             "locations:\n  - {name: A, latitude: 1,\n     latitude: 2, longitude: 2}\n":
                 "c.yml:2: duplicate key: latitude",
         ]

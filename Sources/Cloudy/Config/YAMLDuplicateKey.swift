@@ -10,31 +10,54 @@ enum YAMLDuplicateKey {
 
     static func error(_ duplicates: [String], first: Mark, in text: String, file: String?) -> ConfigError {
         let key = duplicates.first ?? ""
-        guard let second = secondKey(key, after: first, in: text) else {
-            return ConfigError(
-                file: file, line: first.line, field: "", reason: "duplicate key: \(duplicates.joined(separator: ", "))")
-        }
-        let line = text[..<second.lowerBound].reduce(1) { $0 + (isLineBreak($1) ? 1 : 0) }
-        // Every key the mapping has twice renamed (the first to `stand`), from the last on, so
-        // the ranges found stay where they were.
-        var renamed = text
-        let seconds =
-            [(second, stand)]
-            + duplicates.dropFirst().enumerated().compactMap { index, other in
-                secondKey(other, after: first, in: text).map { ($0, "\(stand)-\(index)") }
-            }
-        for (range, name) in seconds.sorted(by: { $0.0.lowerBound > $1.0.lowerBound }) {
-            renamed.replaceSubrange(range, with: name)
-        }
-        guard let root = try? YAMLMapping.compose(renamed), let parent = path(to: stand, in: root, at: "") else {
-            // Another duplicate in the renamed text: the key and its line still say where.
-            return ConfigError(
+        let plain = { (line: Int) in
+            ConfigError(
                 file: file, line: line, field: "", reason: "duplicate key: \(duplicates.joined(separator: ", "))")
         }
-        let others = duplicates.dropFirst()
-        return ConfigError(
-            file: file, line: line, field: parent.isEmpty ? key : "\(parent).\(key)",
-            reason: "duplicate key" + (others.isEmpty ? "" : " (so is \(others.joined(separator: ", ")))"))
+        guard let second = secondKey(key, after: first, in: text),
+            var (renamed, originals) = renaming(duplicates, after: first, in: text, as: stand)
+        else { return plain(first.line) }
+        let line = text[..<second.lowerBound].reduce(1) { $0 + (isLineBreak($1) ? 1 : 0) }
+        // Duplicates in other mappings (Yams names the innermost first): each renamed in turn.
+        for round in 1...20 {
+            do {
+                guard let root = try YAMLMapping.compose(renamed),
+                    let parent = path(to: stand, in: root, at: "", originals: originals)
+                else { return plain(line) }
+                let others = duplicates.dropFirst()
+                return ConfigError(
+                    file: file, line: line, field: parent.isEmpty ? key : "\(parent).\(key)",
+                    reason: "duplicate key" + (others.isEmpty ? "" : " (so is \(others.joined(separator: ", ")))"))
+            } catch YamlError.duplicatedKeysInMapping(let more, let context) {
+                guard let next = renaming(more, after: context.mark, in: context.text, as: "\(stand)-\(round)")
+                else { return plain(line) }
+                renamed = next.text
+                originals.merge(next.originals) { old, _ in old }
+            } catch {
+                return plain(line)
+            }
+        }
+        return plain(line)
+    }
+
+    /// `text` with the second of each of `keys` (the keys a mapping has twice; the first's first
+    /// at `first`) renamed: the first key's to `name`, the others' to `name-1`, `name-2`…, from
+    /// the last on, so the ranges found stay where they were; with each new name's key. nil when
+    /// the first's is not found.
+    static func renaming(_ keys: [String], after first: Mark, in text: String, as name: String)
+        -> (text: String, originals: [String: String])?
+    {
+        let seconds = keys.enumerated().compactMap { index, key in
+            secondKey(key, after: first, in: text).map {
+                (range: $0, name: index == 0 ? name : "\(name)-\(index)", key: key)
+            }
+        }
+        guard seconds.first?.name == name else { return nil }
+        var renamed = text
+        for second in seconds.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            renamed.replaceSubrange(second.range, with: second.name)
+        }
+        return (renamed, Dictionary(seconds.map { ($0.name, $0.key) }) { old, _ in old })
     }
 
     /// Where the second `key` of the mapping whose first is at `first` (Yams' mark: 1-based line
@@ -91,20 +114,25 @@ enum YAMLDuplicateKey {
     }
 
     /// The path of the mapping that holds the key `name`: "" for the top level, "refresh",
-    /// "locations[0].alerts".
-    static func path(to name: String, in node: Node, at path: String) -> String? {
+    /// "locations[0].alerts"; a key renamed on the way is named as written (`originals`).
+    static func path(to name: String, in node: Node, at path: String, originals: [String: String]) -> String? {
         switch node {
         case .mapping(let mapping):
             for (key, value) in mapping {
                 let written = key.scalar?.string ?? ""
                 if written == name { return path }
-                if let found = self.path(to: name, in: value, at: path.isEmpty ? written : "\(path).\(written)") {
+                let field = originals[written] ?? written
+                if let found = self.path(
+                    to: name, in: value, at: path.isEmpty ? field : "\(path).\(field)", originals: originals)
+                {
                     return found
                 }
             }
         case .sequence(let sequence):
             for (index, item) in sequence.enumerated() {
-                if let found = self.path(to: name, in: item, at: "\(path)[\(index)]") { return found }
+                if let found = self.path(to: name, in: item, at: "\(path)[\(index)]", originals: originals) {
+                    return found
+                }
             }
         case .scalar, .alias:
             break
