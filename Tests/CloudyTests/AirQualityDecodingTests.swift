@@ -68,6 +68,8 @@ final class AirQualityDecodingTests: XCTestCase {
             """
         let report = try OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].get()
         XCTAssertEqual(report.daily.map(\.daysAhead), [0, 1])
+        // 2026-06-15 is day 20,619 since 1970-01-01: the dates the pages match weather days by.
+        XCTAssertEqual(report.daily.map(\.localDay), [20_619, 20_620])
         XCTAssertEqual(report.daily.map(\.indicesMax.european), [45, 25])
         XCTAssertEqual(report.daily.map(\.indicesMax.epa), [nil, nil], "a day of nulls is no sample")
         XCTAssertEqual(report.daily.map { $0.pollenMax[.grass] }, [2.5, 9.0])

@@ -55,12 +55,20 @@ public struct HourlyAirQuality: Sendable, Equatable {
 }
 
 public struct DailyAirQuality: Sendable, Equatable {
+    /// Days after the air-quality answer's own today, as `day` on /metrics.
     public var daysAhead: Int
+    /// The day's local date, as days since 1970-01-01 in the zone of the answer: what the pages
+    /// match with a weather day, whose answer may count its days from another today (the two
+    /// feeds refresh apart, and across midnight day 1 is not the same date in both).
+    public var localDay: Int?
     public var indicesMax: AirQualityIndices
     public var pollenMax: [Plant: Double]
 
-    public init(daysAhead: Int, indicesMax: AirQualityIndices = .init(), pollenMax: [Plant: Double] = [:]) {
+    public init(
+        daysAhead: Int, localDay: Int? = nil, indicesMax: AirQualityIndices = .init(), pollenMax: [Plant: Double] = [:]
+    ) {
         self.daysAhead = daysAhead
+        self.localDay = localDay
         self.indicesMax = indicesMax
         self.pollenMax = pollenMax
     }

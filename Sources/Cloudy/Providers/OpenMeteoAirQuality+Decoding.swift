@@ -93,7 +93,8 @@ struct OpenMeteoAirQualityAnswer {
         report.hourly = hours.filter { $0.ahead >= 1 && $0.ahead <= forecast.hours }.map {
             HourlyAirQuality(hoursAhead: $0.ahead, time: $0.time, indices: indices(at: $0.index))
         }
-        report.daily = dailyMaxima(hours, days: forecast.days)
+        let today = ForecastTime.localDay(now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
+        report.daily = dailyMaxima(hours, days: forecast.days, today: today)
         return .success(report)
     }
 
@@ -134,13 +135,13 @@ struct OpenMeteoAirQualityAnswer {
 
     /// The largest value of each local day 0…`days` − 1, over the whole day as the answer holds
     /// it (it starts at local midnight, so today's maximum includes the hours already past).
-    private func dailyMaxima(_ steps: [Step], days: Int) -> [DailyAirQuality] {
+    private func dailyMaxima(_ steps: [Step], days: Int, today: Int?) -> [DailyAirQuality] {
         (0..<max(0, days)).compactMap { day in
             let inDay = steps.filter { $0.day == day }
             guard !inDay.isEmpty else { return nil }
             let indices = inDay.map { self.indices(at: $0.index) }
             var entry = DailyAirQuality(
-                daysAhead: day,
+                daysAhead: day, localDay: today.map { $0 + day },
                 indicesMax: AirQualityIndices(
                     european: DailyAggregate.maximum(indices.map(\.european)),
                     epa: DailyAggregate.maximum(indices.map(\.epa))))

@@ -134,12 +134,13 @@ public struct StatusViewModel: Sendable {
     private static func thresholdsAhead(
         _ snapshot: WeatherSnapshot, air: [DailyAirQuality], thresholds: AlertThresholds, now: Double
     ) -> String? {
-        let name = WeekViewModel.dayNames(snapshot, now: now)
+        let today = WeekViewModel.localToday(snapshot, now: now)
         let days = snapshot.daily.compactMap { day -> String? in
-            let air = air.first { $0.daysAhead == day.daysAhead }
+            let air = WeekViewModel.airQuality(on: day, today: today, in: air)
             let crossed = ThresholdCrossing.alerts(crossedBy: day, air: air, thresholds: thresholds)
             guard !crossed.isEmpty else { return nil }
-            return name(day) + ": " + crossed.map(ThresholdCrossing.title).joined(separator: ", ")
+            return ValueFormat.dayName(today + day.daysAhead, today: today) + ": "
+                + crossed.map(ThresholdCrossing.title).joined(separator: ", ")
         }
         return days.isEmpty ? nil : days.joined(separator: " · ")
     }

@@ -32,19 +32,19 @@ public struct WeekViewModel: Sendable {
     /// `Tomorrow` are those of the days' own dates (local midnight, sent by the provider) in the
     /// place's time zone, or count on from the place's date at `now` (unix seconds) when the
     /// provider sent no dates. Days are marked against `thresholds`, the place's own, the
-    /// air-quality one against the `airQuality` day of the same `daysAhead`.
+    /// air-quality one against the `airQuality` day of the same date.
     public init(
         snapshot: WeatherSnapshot, airQuality: [DailyAirQuality] = [], units: UnitSettings,
         thresholds: AlertThresholds, now: Double
     ) {
         let offsets = snapshot.utcOffsets
-        let name = Self.dayNames(snapshot, now: now)
+        let today = Self.localToday(snapshot, now: now)
         days = snapshot.daily.map { day in
             let condition = day.conditionCode.map { WeatherCondition(code: $0) }
-            let air = airQuality.first { $0.daysAhead == day.daysAhead }
+            let air = Self.airQuality(on: day, today: today, in: airQuality)
             let crossings = ThresholdCrossing.of(day, air: air, thresholds: thresholds, units: units)
             return Day(
-                name: name(day),
+                name: ValueFormat.dayName(today + day.daysAhead, today: today),
                 icon: condition?.icon ?? "unknown",
                 condition: condition?.text ?? ValueFormat.missing,
                 low: ValueFormat.temperature(day.temperatureMinCelsius, units.temperature),
@@ -62,16 +62,19 @@ public struct WeekViewModel: Sendable {
         }
     }
 
-    /// How the pages name a forecast day (`Today`, `Tomorrow`, a weekday) in the place's calendar.
-    static func dayNames(_ snapshot: WeatherSnapshot, now: Double) -> (DailyForecast) -> String {
+    /// Day 0's local date (days since 1970-01-01). Noon of a day's date is on that date even when
+    /// the offset in force that day differs from the snapshot's by a daylight-saving hour.
+    /// Dates come from untrusted answers: one no calendar holds counts as absent.
+    static func localToday(_ snapshot: WeatherSnapshot, now: Double) -> Int {
         let offset = snapshot.utcOffsetSeconds
-        // Day 0's local date. Noon of a day's date is on that date even when the offset in force
-        // that day differs from the snapshot's by a daylight-saving hour.
-        // Dates come from untrusted answers: one no calendar holds counts as absent.
-        let today =
-            snapshot.daily.lazy.compactMap { day in
-                day.date.flatMap { ForecastTime.localDay($0 + 43200, offset: offset) }.map { $0 - day.daysAhead }
-            }.first ?? ForecastTime.localDay(now, offset: offset) ?? 0
-        return { day in ValueFormat.dayName(today + day.daysAhead, today: today) }
+        return snapshot.daily.lazy.compactMap { day in
+            day.date.flatMap { ForecastTime.localDay($0 + 43200, offset: offset) }.map { $0 - day.daysAhead }
+        }.first ?? ForecastTime.localDay(now, offset: offset) ?? 0
+    }
+
+    /// The air-quality day of the same date as the weather's `day` (day 0 is `today`): by date,
+    /// as the two answers may count from different todays; by `daysAhead` for one without dates.
+    static func airQuality(on day: DailyForecast, today: Int, in air: [DailyAirQuality]) -> DailyAirQuality? {
+        air.first { ($0.localDay ?? today + $0.daysAhead) == today + day.daysAhead }
     }
 }
