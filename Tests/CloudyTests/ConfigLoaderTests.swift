@@ -189,7 +189,8 @@ final class ConfigLoaderTests: XCTestCase {
         for (url, valid) in ports { XCTAssertEqual(YAMLMapping.portIsValid(in: url), valid, url) }
         let yaml = "provider:\n  url: http://x:70000\nlocations:\n  - {name: Oslo, latitude: 59.9, longitude: 10.7}\n"
         XCTAssertThrowsError(try ConfigLoader.parse(yaml: yaml, file: "c.yml")) {
-            XCTAssertEqual("\($0)", #"c.yml:2: provider.url: "http://x:70000": the port must be 1 to 65535"#)
+            XCTAssertEqual(
+                "\($0)", #"c.yml:2: provider.url: "http://x:70000": the port must be 1 to 65535, in at most 5 digits"#)
         }
     }
 

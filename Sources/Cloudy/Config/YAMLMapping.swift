@@ -97,7 +97,9 @@ struct YAMLMapping {
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
-        guard Self.portIsValid(in: text) else { throw error(key, "\"\(text)\": the port must be 1 to 65535") }
+        guard Self.portIsValid(in: text) else {
+            throw error(key, "\"\(text)\": the port must be 1 to 65535, in at most 5 digits")
+        }
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }

@@ -63,7 +63,7 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 
     public static let upstreamCalls = MetricDescriptor(
         "cloudy_exporter_upstream_calls", .counter,
-        "Calls to an upstream as it counts them against its quota (fractional for Open-Meteo).")
+        "Calls against each provider's quota as it counts them (fractional for Open-Meteo; its air quality included).")
     public static let quotaCalls = MetricDescriptor(
         "cloudy_exporter_upstream_quota_calls", .gauge,
         "Calls the quota in force allows per window (this replica's share when shards share one).")
