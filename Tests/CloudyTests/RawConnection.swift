@@ -52,3 +52,34 @@ final class RawConnection {
         }
     }
 }
+
+/// A port on 127.0.0.1 where nothing listens, for as long as this lives: a socket bound there and
+/// never listening, so that connecting is refused. A port found free and let go can meanwhile be
+/// taken by another process of the parallel suite, or picked by the exporter's own connect as its
+/// source port (a connection to itself); a refused-connection test once counted a call.
+final class ClosedPort {
+    let port: Int
+    private let socketFD: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            close(fd)
+            throw Failure("no port to hold")
+        }
+        socketFD = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(socketFD) }
+}
