@@ -4,22 +4,31 @@ import XCTest
 
 /// The days the pages mark for the air-quality threshold (`alerts.air_quality`).
 final class AirQualityMarksTests: XCTestCase {
+    /// Milan, with an air-quality threshold of 50.
+    let milan: Place = {
+        var place = Place(name: "Milan", latitude: 45.46, longitude: 9.19)
+        place.alerts[.airQuality] = 50
+        return place
+    }()
+
+    /// A weather snapshot of `days`, each dated from the fixtures' local midnight (UTC+2).
+    func snapshot(_ days: [DailyForecast]) -> WeatherSnapshot {
+        WeatherSnapshot(
+            current: CurrentConditions(observedAt: PlaceSnapshots.observedAt), daily: days, utcOffsetSeconds: 7200)
+    }
+
     /// The air-quality threshold is marked on the pages as `CloudyAirQualityForecast` compares
     /// (which fires for today and tomorrow; the pages mark every day): a day whose highest
     /// European index is at or above it, read from the air-quality report's day of the same
     /// date. No report (air quality off, or its answer stale), no mark.
     func testADayWhoseAirQualityCrossesItsThresholdIsMarked() {
-        var place = Place(name: "Milan", latitude: 45.46, longitude: 9.19)
-        place.alerts[.airQuality] = 50
+        var place = milan
         let midnight = PlaceSnapshots.localMidnight
-        let snapshot = WeatherSnapshot(
-            current: CurrentConditions(observedAt: PlaceSnapshots.observedAt),
-            daily: [
-                DailyForecast(daysAhead: 0, date: midnight, temperatureMaxCelsius: 20, temperatureMinCelsius: 10),
-                DailyForecast(daysAhead: 1, date: midnight + 86400, temperatureMaxCelsius: 31),
-                DailyForecast(daysAhead: 2, date: midnight + 2 * 86400),
-            ],
-            utcOffsetSeconds: 7200)
+        let snapshot = snapshot([
+            DailyForecast(daysAhead: 0, date: midnight, temperatureMaxCelsius: 20, temperatureMinCelsius: 10),
+            DailyForecast(daysAhead: 1, date: midnight + 86400, temperatureMaxCelsius: 31),
+            DailyForecast(daysAhead: 2, date: midnight + 2 * 86400),
+        ])
         let report = AirQualityReport(daily: [
             DailyAirQuality(daysAhead: 0, indicesMax: AirQualityIndices(european: 49.5, epa: 180)),
             DailyAirQuality(daysAhead: 1, indicesMax: AirQualityIndices(european: 64)),
@@ -54,13 +63,9 @@ final class AirQualityMarksTests: XCTestCase {
     /// answer counts its days from the next date. Its marks go on the weather day of their date,
     /// not of their `daysAhead`.
     func testAnAirQualityReportThatCountsFromTheNextDateIsMatchedByDate() {
-        var place = Place(name: "Milan", latitude: 45.46, longitude: 9.19)
-        place.alerts[.airQuality] = 50
+        let place = milan
         let midnight = PlaceSnapshots.localMidnight
-        let snapshot = WeatherSnapshot(
-            current: CurrentConditions(observedAt: PlaceSnapshots.observedAt),
-            daily: (0..<3).map { DailyForecast(daysAhead: $0, date: midnight + Double($0) * 86400) },
-            utcOffsetSeconds: 7200)
+        let snapshot = snapshot((0..<3).map { DailyForecast(daysAhead: $0, date: midnight + Double($0) * 86400) })
         let today = WeekViewModel.localToday(snapshot, now: PlaceSnapshots.observedAt)
         let nextDate = [30.0, 64].enumerated().map { ahead, index in
             DailyAirQuality(
