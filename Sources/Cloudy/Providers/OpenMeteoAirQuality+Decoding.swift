@@ -85,15 +85,15 @@ struct OpenMeteoAirQualityAnswer {
         if let problem = hourly?.misalignment("hourly") {
             return .failure(WeatherFetchError("\(source): answer's " + problem))
         }
-        guard let now else { return .success(report) }
-        let hours = steps(times, now: now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
+        let offset = WeatherAPI.plausibleOffset(utc_offset_seconds)
+        guard let now, let today = ForecastTime.localDay(now, offset: offset) else { return .success(report) }
+        let hours = steps(times, now: now, today: today, offset: offset)
         for plant in Plant.allCases {
             report.pollen[plant] = hours.first { $0.ahead == 0 }.flatMap { pollen(plant, at: $0.index) }
         }
         report.hourly = hours.filter { $0.ahead >= 1 && $0.ahead <= forecast.hours }.map {
             HourlyAirQuality(hoursAhead: $0.ahead, time: $0.time, indices: indices(at: $0.index))
         }
-        let today = ForecastTime.localDay(now, offset: WeatherAPI.plausibleOffset(utc_offset_seconds))
         report.daily = dailyMaxima(hours, days: forecast.days, today: today)
         return .success(report)
     }
@@ -107,9 +107,9 @@ struct OpenMeteoAirQualityAnswer {
         let day: Int
     }
 
-    private func steps(_ times: [Double?], now: Double, offset: Int) -> [Step] {
-        guard let today = ForecastTime.localDay(now, offset: offset) else { return [] }
-        return times.enumerated().compactMap { index, time in
+    /// The hourly steps of `times`; `today` is `now`'s local day (days since 1970-01-01).
+    private func steps(_ times: [Double?], now: Double, today: Int, offset: Int) -> [Step] {
+        times.enumerated().compactMap { index, time in
             guard let time, let ahead = ForecastTime.hoursAhead(time, now: now, offset: offset),
                 let day = ForecastTime.localDay(time, offset: offset)
             else { return nil }
@@ -135,13 +135,13 @@ struct OpenMeteoAirQualityAnswer {
 
     /// The largest value of each local day 0…`days` − 1, over the whole day as the answer holds
     /// it (it starts at local midnight, so today's maximum includes the hours already past).
-    private func dailyMaxima(_ steps: [Step], days: Int, today: Int?) -> [DailyAirQuality] {
+    private func dailyMaxima(_ steps: [Step], days: Int, today: Int) -> [DailyAirQuality] {
         (0..<max(0, days)).compactMap { day in
             let inDay = steps.filter { $0.day == day }
             guard !inDay.isEmpty else { return nil }
             let indices = inDay.map { self.indices(at: $0.index) }
             var entry = DailyAirQuality(
-                daysAhead: day, localDay: today.map { $0 + day },
+                daysAhead: day, localDay: today + day,
                 indicesMax: AirQualityIndices(
                     european: DailyAggregate.maximum(indices.map(\.european)),
                     epa: DailyAggregate.maximum(indices.map(\.epa))))
