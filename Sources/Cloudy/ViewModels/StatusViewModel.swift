@@ -72,13 +72,13 @@ public struct StatusViewModel: Sendable {
             state = .down
             stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
         }
-        let air = status.airQuality?.freshReport(now: now, staleAfter: staleAfter)
+        let freshAir = status.airQuality?.freshReport(now: now, staleAfter: staleAfter)
         weather = fresh.map {
-            Self.weather(of: $0, air: air?.daily ?? [], units: units, thresholds: status.place.alerts, now: now)
+            Self.weather(of: $0, air: freshAir?.daily ?? [], units: units, thresholds: status.place.alerts, now: now)
         }
-        airQuality = AirQualityViewModel.european(air?.indices.european)
+        airQuality = AirQualityViewModel.european(freshAir?.indices.european)
         if let air = status.airQuality, let error = air.lastError {
-            let kept = air.freshReport(now: now, staleAfter: staleAfter) == nil ? nil : air.lastSuccess
+            let kept = freshAir == nil ? nil : air.lastSuccess
             problems = [
                 Self.problem(
                     "Air quality", error: error, kept: kept.map { ("values", now - $0) }, otherwise: "no values to show"
