@@ -14,10 +14,10 @@ enum YAMLDuplicateKey {
             ConfigError(
                 file: file, line: line, field: "", reason: "duplicate key: \(duplicates.joined(separator: ", "))")
         }
-        guard let second = secondKey(key, after: first, in: text),
-            var (renamed, originals) = renaming(duplicates, after: first, in: text, as: stand)
-        else { return plain(first.line) }
-        let line = text[..<second.lowerBound].reduce(1) { $0 + (isLineBreak($1) ? 1 : 0) }
+        guard let found = renaming(duplicates, after: first, in: text, as: stand) else { return plain(first.line) }
+        var renamed = found.text
+        var originals = found.originals
+        let line = text[..<found.renamed.lowerBound].reduce(1) { $0 + (isLineBreak($1) ? 1 : 0) }
         // Duplicates in other mappings (Yams names the innermost first): each renamed in turn.
         for round in 1...20 {
             do {
@@ -42,22 +42,22 @@ enum YAMLDuplicateKey {
 
     /// `text` with the second of each of `keys` (the keys a mapping has twice; the first's first
     /// at `first`) renamed: the first key's to `name`, the others' to `name-1`, `name-2`…, from
-    /// the last on, so the ranges found stay where they were; with each new name's key. nil when
-    /// the first's is not found.
+    /// the last on, so the ranges found stay where they were; with each new name's key, and
+    /// where the first key's second was in `text`. nil when that is not found.
     static func renaming(_ keys: [String], after first: Mark, in text: String, as name: String)
-        -> (text: String, originals: [String: String])?
+        -> (text: String, originals: [String: String], renamed: Range<String.Index>)?
     {
         let seconds = keys.enumerated().compactMap { index, key in
             secondKey(key, after: first, in: text).map {
                 (range: $0, name: index == 0 ? name : "\(name)-\(index)", key: key)
             }
         }
-        guard seconds.first?.name == name else { return nil }
+        guard let firstKey = seconds.first, firstKey.name == name else { return nil }
         var renamed = text
         for second in seconds.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
             renamed.replaceSubrange(second.range, with: second.name)
         }
-        return (renamed, Dictionary(seconds.map { ($0.name, $0.key) }) { old, _ in old })
+        return (renamed, Dictionary(seconds.map { ($0.name, $0.key) }) { old, _ in old }, firstKey.range)
     }
 
     /// Where the second `key` of the mapping whose first is at `first` (Yams' mark: 1-based line
