@@ -52,19 +52,17 @@ enum StorageFile {
     /// why not in the system's words ("…/data: Not a directory" when a file is in the way).
     static func makeDirectory(_ directory: URL) throws(StorageError) {
         var path = ""  // a file URL's path is absolute
+        // `code` is read before the URL is built: URL(fileURLWithPath:) sets errno.
+        func failed(_ code: Int32) -> StorageError { StorageError(URL(fileURLWithPath: path), code) }
         for component in directory.path.split(separator: "/") {
             path += "/" + component
             guard mkdir(path, 0o755) != 0 else { continue }
-            let code = errno  // before anything else can set it (URL(fileURLWithPath:) does)
-            guard code == EEXIST else { throw StorageError(URL(fileURLWithPath: path), code) }
+            guard errno == EEXIST else { throw failed(errno) }
             // Something is there: a directory, or what says why it is none (a file; a link that
             // loops or leads nowhere, in stat's words).
             var status = stat()
-            guard stat(path, &status) == 0 else {
-                let code = errno
-                throw StorageError(URL(fileURLWithPath: path), code)
-            }
-            guard status.st_mode & S_IFMT == S_IFDIR else { throw StorageError(URL(fileURLWithPath: path), ENOTDIR) }
+            guard stat(path, &status) == 0 else { throw failed(errno) }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw failed(ENOTDIR) }
         }
     }
 
