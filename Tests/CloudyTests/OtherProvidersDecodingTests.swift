@@ -9,11 +9,15 @@ final class OtherProvidersDecodingTests: XCTestCase {
     let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
     let settings = ForecastSettings(days: 7, hours: 24)
 
-    func owm(timezone: Int? = nil, place: Place? = nil) throws -> WeatherSnapshot {
+    /// The fixture's answers, its forecast followed by `dryStepsAfter` copies of its last step
+    /// (00:00Z on 16 June) without rain, every 3 hours: by default through 21:00Z, so that
+    /// 16 June is a whole day (`extendForecast`).
+    func owm(timezone: Int? = nil, place: Place? = nil, dryStepsAfter: Int = 7) throws -> WeatherSnapshot {
         var current = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
         var forecast = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
+        try Self.extendForecast(&forecast, by: dryStepsAfter)
         if let timezone {
             current["timezone"] = timezone
             var city = try XCTUnwrap(forecast["city"] as? [String: Any])
@@ -48,13 +52,15 @@ final class OtherProvidersDecodingTests: XCTestCase {
 
     func testOpenWeatherMapThreeHourStepsAndDailyAggregates() throws {
         let snapshot = try owm()
-        XCTAssertEqual(snapshot.hourly.map(\.hoursAhead), [3, 6, 9, 12], "3-hour steps, hours ahead of 12:00Z")
+        XCTAssertEqual(
+            snapshot.hourly.map(\.hoursAhead), [3, 6, 9, 12, 15, 18, 21, 24], "3-hour steps, hours ahead of 12:00Z")
         let six = snapshot.hourly[1]
         XCTAssertEqual(six.temperatureCelsius, 21.38)
         XCTAssertEqual(six.precipitationProbabilityRatio, 0.87)
         XCTAssertEqual(try XCTUnwrap(six.precipitationMeters), 3.5 / 3 / 1000, accuracy: 1e-15)
         XCTAssertEqual(six.conditionCode, 63)
-        // Berlin (UTC+2): 17:00, 20:00 and 23:00 local are today, 02:00 is tomorrow.
+        // Berlin (UTC+2): 17:00, 20:00 and 23:00 local are today, 02:00 (and the dry steps to
+        // 23:00) tomorrow.
         XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0, 1])
         let today = snapshot.daily[0]
         XCTAssertEqual(today.temperatureMaxCelsius, 24.72)
@@ -74,10 +80,12 @@ final class OtherProvidersDecodingTests: XCTestCase {
     func testOpenWeatherMapDaysFollowThePlacesZoneAcrossMidnight() throws {
         // A place without `timezone:` has its days in the offset OWM reports.
         let unzoned = Place(name: "Somewhere", latitude: 52.52, longitude: 13.41)
-        // UTC−5: the observation is 07:18 local and every step (10:00 … 19:00) is still today.
+        // UTC−5: the observation is 07:18 local and every step of the fixture (10:00 … 19:00) is
+        // still today; the dry steps stop at 16:00 tomorrow, which is left out.
         XCTAssertEqual(try owm(timezone: -18000, place: unzoned).daily.map(\.daysAhead), [0])
-        // UTC+10: the observation is 22:18 local; every step falls on tomorrow. Today has the
-        // hours of the first step's period before midnight (22:00–24:00), a precipitation sum alone.
+        // UTC+10: the observation is 22:18 local; every step falls on tomorrow (the dry ones
+        // from 13:00 on the day after, left out). Today has the hours of the first step's
+        // period before midnight (22:00–24:00), a precipitation sum alone.
         let east = try owm(timezone: 36000, place: unzoned)
         XCTAssertEqual(east.daily.map(\.daysAhead), [0, 1])
         XCTAssertEqual(east.daily[0].precipitationSumMeters, 0)
@@ -90,7 +98,8 @@ final class OtherProvidersDecodingTests: XCTestCase {
     /// is the configured one when given).
     func testOpenWeatherMapDaysFollowAConfiguredZoneOverTheReportedOffset() throws {
         let quito = Place(name: "Quito", latitude: -0.18, longitude: -78.47, timezone: "America/Guayaquil")
-        // OWM reports Berlin's UTC+2, which would put 02:00 tomorrow; in Quito (UTC−5) every step is today.
+        // OWM reports Berlin's UTC+2, which would put 02:00 tomorrow; in Quito (UTC−5) every step
+        // of the fixture is today, and tomorrow's dry steps end at 16:00.
         let snapshot = try owm(timezone: 7200, place: quito)
         XCTAssertEqual(snapshot.daily.map(\.daysAhead), [0])
         XCTAssertEqual(snapshot.daily[0].temperatureMinCelsius, 15.02, "the night's low is today's there")

@@ -18,6 +18,11 @@ struct ForecastStep {
 /// day of each step in the place's own time zone; day 0 is the local day of `now`. A step's
 /// precipitation goes to the days its period covers, shared by the time in each
 /// (`precipitationSpan`): rain that OpenWeatherMap reports at 00:00 fell the evening before.
+///
+/// A later day the steps stop describing before its midnight is left out: OpenWeatherMap's five
+/// days of 3-hour steps end at the hour of the request five days on, and a "high" of that day's
+/// early hours would be shown and compared with thresholds as if it were the day's. Day 0 is
+/// what is left of today, as documented, and always kept.
 enum DailyAggregate {
     static func days(_ steps: [ForecastStep], now: Double, days: Int, offset: (Double) -> Int) -> [DailyForecast] {
         func localDay(_ t: Double) -> Int? { ForecastTime.localDay(t, offset: offset(t)) }
@@ -49,7 +54,29 @@ enum DailyAggregate {
                 }
             }
         }
-        return byDay.keys.sorted().map { byDay[$0]! }
+        let reach = reach(of: steps)
+        return byDay.keys.sorted().compactMap { ahead in
+            let entry = byDay[ahead]!
+            guard ahead > 0, let date = entry.date else { return entry }
+            // The next local midnight, in the offset that holds then (a day of 23 or 25 hours).
+            let end = Double((today + ahead + 1) * 86400 - offset(date + 86400))
+            return end <= reach ? entry : nil
+        }
+    }
+
+    /// Until when the steps describe the weather: the last step and the spacing the series has
+    /// there (a 3-hourly series' last step stands for its 3 hours); a lone step reaches itself.
+    private static func reach(of steps: [ForecastStep]) -> Double {
+        var last = -Double.infinity
+        var before = -Double.infinity
+        for step in steps where step.time != last {
+            if step.time > last {
+                (last, before) = (step.time, last)
+            } else if step.time > before {
+                before = step.time
+            }
+        }
+        return before.isFinite ? last + (last - before) : last
     }
 
     /// Where the step's precipitation falls: a moment in each local day its period covers, with
