@@ -110,6 +110,8 @@ final class ExpositionTests: XCTestCase {
             ExpositionFormat.negotiate(accept: "text/plain;version=0.0.4,application/openmetrics-text;q=0.5"),
             .prometheus)
         XCTAssertEqual(ExpositionFormat.negotiate(accept: "application/openmetrics-text;q=0"), .prometheus)
+        XCTAssertEqual(ExpositionFormat.negotiate(accept: "Application/OpenMetrics-Text; Q=1"), .openMetrics)
+        XCTAssertEqual(ExpositionFormat.negotiate(accept: "APPLICATION/OPENMETRICS-TEXT"), .openMetrics)
     }
 
     func testGzipAcceptance() {

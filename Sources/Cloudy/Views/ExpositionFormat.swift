@@ -14,8 +14,9 @@ public enum ExpositionFormat: Sendable {
 
     /// Picks the format from an `Accept` header: OpenMetrics only when the client prefers it
     /// (a higher q than text/plain, or listed first at equal q), as Prometheus' negotiation does.
+    /// Media types match in any case (RFC 9110), `APPLICATION/OPENMETRICS-TEXT` too.
     public static func negotiate(accept: String?) -> ExpositionFormat {
-        guard let accept, accept.contains("openmetrics") else { return .prometheus }
+        guard let accept else { return .prometheus }
         var best: (format: ExpositionFormat, q: Double)? = nil
         for (media, q) in QualityList(accept) where q > 0 {
             let format: ExpositionFormat
