@@ -192,4 +192,33 @@ extension AirQualityDecodingTests {
         XCTAssertEqual(report.hourly.map(\.hoursAhead), [1, 2])
         XCTAssertEqual(report.hourly.map(\.indices.european), [45, 20])
     }
+
+    /// Paris leaves summer time at 01:00Z on 25 October 2026. The answer's `utc_offset_seconds`
+    /// (+2 h) is the offset of now only: after the change 23:00 local is 22:00Z, and each day's
+    /// last hour stays that day's. `timezone` from the answer, or the place's own, says so.
+    func testDailyMaximaFollowDaylightSavingAcrossTheWeek() throws {
+        let now = 1_792_872_000  // 2026-10-24 20:00Z, 22:00 in Paris
+        let midnight = 1_792_792_800  // 2026-10-23 22:00Z, local midnight of the 24th
+        let times = (0..<(24 * 3 + 1)).map { midnight + 3600 * $0 }  // the 25th has 25 hours
+        // Every hour 10, but 23:00 local of each day: 40 on the 24th, 50 the 25th, 60 the 26th.
+        let lastHours = [midnight + 23 * 3600: 40, midnight + 48 * 3600: 50, midnight + 72 * 3600: 60]
+        let european = times.map { lastHours[$0] ?? 10 }
+        func report(answerZone: String?, place: Place) throws -> AirQualityReport {
+            let zone = answerZone.map { #""timezone":"\#($0)","# } ?? ""
+            let body = """
+                {"utc_offset_seconds":7200,\(zone)"current":{"time":\(now),"european_aqi":30},
+                 "hourly":{"time":\(times),"european_aqi":\(european),"us_aqi":\(european.map { _ in 0 })}}
+                """
+            return try OpenMeteoAirQuality.decode(Array(body.utf8), places: [place], forecast: forecast)[0].get()
+        }
+        let paris = Place(name: "Paris", latitude: 48.85, longitude: 2.35, timezone: "Europe/Paris")
+        for answered in [
+            try report(answerZone: "Europe/Paris", place: berlin), try report(answerZone: nil, place: paris),
+        ] {
+            XCTAssertEqual(answered.daily.map(\.daysAhead), [0, 1, 2])
+            XCTAssertEqual(answered.daily.map(\.indicesMax.european), [40, 50, 60])
+        }
+        let fixed = try report(answerZone: nil, place: berlin)
+        XCTAssertEqual(fixed.daily.map(\.indicesMax.european), [40, 10, 50], "no zone: the answer's offset alone")
+    }
 }

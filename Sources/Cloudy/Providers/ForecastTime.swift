@@ -12,6 +12,15 @@ enum ForecastTime {
         }
     }
 
+    /// `offsets` for moments from `first` to `last`, asked once when the offset is the same at
+    /// both ends (no daylight-saving change between them, as in most weeks): a week of hourly
+    /// steps for 1,000 places is 168,000 look-ups otherwise.
+    static func steady(_ offsets: @escaping (Double) -> Int, from first: Double?, to last: Double?) -> (Double) -> Int {
+        guard let first, let last else { return offsets }
+        let offset = offsets(first)
+        return offsets(last) == offset ? { _ in offset } : offsets
+    }
+
     /// `value` rounded down, or nil when it is not a number a clock or calendar could hold
     /// (answers are untrusted: `Int(1e300)` would trap).
     static func wholeNumber(_ value: Double) -> Int? {

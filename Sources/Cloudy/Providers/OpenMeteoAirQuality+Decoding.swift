@@ -7,6 +7,8 @@ struct OpenMeteoAirQualityAnswer {
     typealias Values = OpenMeteoForecast.Values
 
     var utc_offset_seconds: Int? = nil
+    /// The zone the answer's days are in: the place's, or the one `timezone=auto` found.
+    var timezone: String? = nil
     /// Units by variable: every one is a string, so a dictionary reads them all.
     var current_units: [String: String]? = nil
     var current: Current? = nil
@@ -64,8 +66,9 @@ struct OpenMeteoAirQualityAnswer {
     }
 
     /// The report this answer gives, or why it gives none (an error entry, no current or hourly
-    /// section).
-    func report(forecast: ForecastSettings) -> Result<AirQualityReport, WeatherFetchError> {
+    /// section). Days are local days in `zone` (the place's `timezone:`), else in the answer's
+    /// zone, following daylight saving: `utc_offset_seconds` is the offset of now only.
+    func report(forecast: ForecastSettings, zone: String?) -> Result<AirQualityReport, WeatherFetchError> {
         let source = OpenMeteoAirQuality.sourceName
         if let reason, error == true { return .failure(WeatherFetchError("\(source): " + String(reason.prefix(200)))) }
         guard let current else { return .failure(WeatherFetchError("\(source): answer lacks the current section")) }
@@ -85,9 +88,11 @@ struct OpenMeteoAirQualityAnswer {
         if let problem = hourly?.misalignment("hourly") {
             return .failure(WeatherFetchError("\(source): answer's " + problem))
         }
-        let offset = WeatherAPI.plausibleOffset(utc_offset_seconds)
-        guard let now, let today = ForecastTime.localDay(now, offset: offset) else { return .success(report) }
-        let hours = steps(times, now: now, today: today, offset: offset)
+        let offsetAt = ForecastTime.steady(
+            ForecastTime.utcOffsets(zone: zone ?? timezone, fixed: WeatherAPI.plausibleOffset(utc_offset_seconds)),
+            from: times.first ?? nil, to: times.last ?? nil)
+        guard let now, let today = ForecastTime.localDay(now, offset: offsetAt(now)) else { return .success(report) }
+        let hours = steps(times, now: now, today: today, offsetAt: offsetAt)
         for plant in Plant.allCases {
             report.pollen[plant] = hours.first { $0.ahead == 0 }.flatMap { pollen(plant, at: $0.index) }
         }
@@ -107,11 +112,13 @@ struct OpenMeteoAirQualityAnswer {
         let day: Int
     }
 
-    /// The hourly steps of `times`; `today` is `now`'s local day (days since 1970-01-01).
-    private func steps(_ times: [Double?], now: Double, today: Int, offset: Int) -> [Step] {
-        times.enumerated().compactMap { index, time in
+    /// The hourly steps of `times`; `today` is `now`'s local day (days since 1970-01-01). Hours
+    /// ahead count from now's whole local hour; each step's day is in the offset at its time.
+    private func steps(_ times: [Double?], now: Double, today: Int, offsetAt: (Double) -> Int) -> [Step] {
+        let offset = offsetAt(now)
+        return times.enumerated().compactMap { index, time in
             guard let time, let ahead = ForecastTime.hoursAhead(time, now: now, offset: offset),
-                let day = ForecastTime.localDay(time, offset: offset)
+                let day = ForecastTime.localDay(time, offset: offsetAt(time))
             else { return nil }
             return Step(index: index, time: time, ahead: ahead, day: day - today)
         }
@@ -169,6 +176,7 @@ extension OpenMeteoAirQualityAnswer: JSONReadable {
         try json.readObject { key, json in
             switch key {
             case "utc_offset_seconds": answer.utc_offset_seconds = try json.readOptional(Int.self)
+            case "timezone": answer.timezone = try json.readOptional(String.self)
             case "current_units": answer.current_units = try json.readOptional([String: String].self)
             case "current": answer.current = try json.readOptional(Current.self)
             case "hourly_units": answer.hourly_units = try json.readOptional([String: String].self)

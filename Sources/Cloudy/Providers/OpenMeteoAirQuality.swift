@@ -55,8 +55,11 @@ public final class OpenMeteoAirQuality: AirQualitySource {
     public static func decode(
         _ body: [UInt8], places: [Place], forecast: ForecastSettings
     ) -> [Result<AirQualityReport, WeatherFetchError>] {
-        OpenMeteoBatches.entries(body, count: places.count, as: OpenMeteoAirQualityAnswer.self, source: sourceName)
-            .map { entry in entry.flatMap { $0.report(forecast: forecast) } }
+        let entries = OpenMeteoBatches.entries(
+            body, count: places.count, as: OpenMeteoAirQualityAnswer.self, source: sourceName)
+        return zip(entries, places).map { entry, place in
+            entry.flatMap { $0.report(forecast: forecast, zone: place.timezone) }
+        }
     }
 
     static let sourceName = "open-meteo-air-quality"
