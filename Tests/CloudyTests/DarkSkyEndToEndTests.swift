@@ -93,7 +93,9 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
         let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
         XCTAssertTrue(ready.contains("no requests to dark-sky until \(QuietPeriod.utcTime(lift))"), ready)
         XCTAssertTrue(ready.contains("API rate limit exceeded"), ready)
-        try exporter.waitFor("/metrics")  // a later scrape: still one request, one log line
+        // A later scrape: still one request, one log line. That nothing is asked at the next
+        // refreshes either is shown on a clock the test advances (QuietPeriodTests, Dark Sky's).
+        try exporter.waitFor("/metrics")
         XCTAssertEqual(exporter.log.components(separatedBy: "refuses requests for its quota").count, 2, exporter.log)
         XCTAssertEqual(try fake.requests().filter { ($0["path"] as? String)?.hasPrefix("/forecast/") == true }.count, 1)
         XCTAssertFalse(exporter.log.contains(key) || ready.contains(key))
