@@ -3,7 +3,8 @@ import XCTest
 
 @testable import Cloudy
 
-/// What a reload changes in the requests the real binary sends: the `User-Agent` of every feed.
+/// What a reload changes in the requests the real binary sends (the `User-Agent` of every
+/// feed) and what it keeps: `--shard` from the command line.
 final class ReloadEndToEndTests: FakeWeatherTestCase {
     func config(provider extra: String = "") -> String {
         """
@@ -36,5 +37,36 @@ final class ReloadEndToEndTests: FakeWeatherTestCase {
         // Another provider setting: a refresh starts at once.
         _ = try exporter.metrics { ($0["cloudy_exporter_refresh_duration_seconds_count"] ?? 0) >= 2 }
         XCTAssertEqual(try userAgents(), [ProviderSettings().userAgentInUse, "cloudy-test/2.0 ops@example.org"])
+    }
+
+    /// A sharded replica reloaded (POST, then SIGHUP) with more places still exports only the
+    /// places its `--shard` owns: the flag is not lost with the file read again.
+    func testAReloadKeepsTheShardFromTheCommandLine() throws {
+        func places(_ count: Int) -> String {
+            let entries = (0..<count).map { "  - {name: City \($0), latitude: \($0), longitude: \($0)}" }
+            return "provider:\n  url: \(fake.baseURL)\nrefresh:\n  interval: 1h\nlocations:\n"
+                + entries.joined(separator: "\n") + "\n"
+        }
+        func exported(_ metrics: [String: Double]) -> Set<String> {
+            Set(
+                metrics.keys.compactMap { key in
+                    key.hasPrefix("weather_up{location=\"") ? String(key.dropFirst(21).dropLast(2)) : nil
+                })
+        }
+        let shard = Shard(index: 1, count: 3)
+        let owned = { (count: Int) in Set((0..<count).map { "City \($0)" }.filter(shard.owns)) }
+        XCTAssertFalse(owned(6).isEmpty)
+        let exporter = try ExporterProcess(config: places(6), extraArguments: ["--shard=1/3"])
+        XCTAssertEqual(exported(try exporter.metrics { exported($0).count == owned(6).count }), owned(6))
+
+        try places(12).write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try exporter.post("/-/reload").status, 200)
+        let reloaded = try exporter.metrics { exported($0).count >= owned(12).count && exported($0) != owned(6) }
+        XCTAssertEqual(exported(reloaded), owned(12))
+
+        try places(18).write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        kill(exporter.process.processIdentifier, SIGHUP)
+        let hungUp = try exporter.metrics { exported($0).count >= owned(18).count && exported($0) != owned(12) }
+        XCTAssertEqual(exported(hungUp), owned(18))
     }
 }
