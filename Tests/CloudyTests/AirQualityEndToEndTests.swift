@@ -105,6 +105,7 @@ final class AirQualityEndToEndTests: FakeWeatherTestCase {
         let off = try exporter.metrics()
         XCTAssertTrue(off.keys.filter(Self.isAirQuality).isEmpty, "its series leave with the config")
         let asked = try fake.requests().filter { $0["path"] as? String == "/v1/air-quality" }.count
+        XCTAssertGreaterThan(asked, 0, "on: asked")
         let refreshes = "cloudy_exporter_refresh_duration_seconds_count"
         let done = off[refreshes] ?? 0
         _ = try exporter.metrics { ($0[refreshes] ?? 0) >= done + 2 }

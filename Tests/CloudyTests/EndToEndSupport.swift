@@ -69,17 +69,25 @@ final class FakeWeatherAPI: @unchecked Sendable {  // read-only after init; the 
 
     /// The weather requests the fake has answered since the last reset.
     func requests() throws -> [[String: Any]] {
-        try requestLog()["requests"] as? [[String: Any]] ?? []
+        try requestLog("requests")
     }
 
     /// Weather requests the fake is serving right now (a `hang` fault holds them).
     func requestsInFlight() throws -> Int {
-        try requestLog()["in_flight"] as? Int ?? 0
+        try requestLog("in_flight")
     }
 
-    private func requestLog() throws -> [String: Any] {
+    /// A field of the fake's request log; a log of another shape throws, so that a check that
+    /// nothing more was asked cannot pass on an empty list.
+    private func requestLog<Field>(_ field: String) throws -> Field {
         let body = try client.fetch(HTTPRequest(url: baseURL + "/-/requests", timeout: 5)).get().body
-        return try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
+        let log = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        guard let value = log?[field] as? Field else {
+            throw Failure(
+                "the fake's /-/requests has no \(field) of type \(Field.self): \(String(decoding: body, as: UTF8.self).prefix(300))"
+            )
+        }
+        return value
     }
 }
 
