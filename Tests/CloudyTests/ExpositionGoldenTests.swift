@@ -8,7 +8,6 @@ import XCTest
 /// `CLOUDY_UPDATE_GOLDEN=1 swift test --filter ExpositionGoldenTests`, then read the diff.
 final class ExpositionGoldenTests: XCTestCase {
     static let fetchedAt = 1781525760.0
-    let goldenDirectory = TestPaths.fixtures.appendingPathComponent("golden")
 
     /// Three places decoded from the shared multi-place fixture plus one that never succeeded.
     func fixedState(units: (UnitSettings, UnitSettings, UnitSettings)) throws -> (
@@ -79,32 +78,12 @@ final class ExpositionGoldenTests: XCTestCase {
         ).metrics
     }
 
-    func compare(_ buffer: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let url = goldenDirectory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: goldenDirectory, withIntermediateDirectories: true)
-            try Data(buffer).write(to: url)
-        }
-        let golden = try String(contentsOf: url, encoding: .utf8)
-        let actual = String(decoding: buffer, as: UTF8.self)
-        if actual != golden {
-            let goldenLines = golden.split(separator: "\n", omittingEmptySubsequences: false)
-            let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
-            let first =
-                Array(zip(goldenLines, actualLines)).firstIndex { $0 != $1 }
-                ?? min(goldenLines.count, actualLines.count)
-            XCTFail(
-                "\(name) differs at line \(first + 1):\n golden: \(first < goldenLines.count ? goldenLines[first] : "<end>")\n actual: \(first < actualLines.count ? actualLines[first] : "<end>")\n(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)",
-                file: file, line: line)
-        }
-    }
-
     static let baseUnits = UnitSettings()
 
     func testDefaultUnitsMatchGoldenAndPromtoolFindsNothing() throws {
         let rendered = try render(units: (Self.baseUnits, Self.baseUnits, Self.baseUnits))
         let text = Array(rendered.prometheus.readableBytesView)
-        try compare(text, golden: "metrics-base-units.prom")
+        try assertMatchesGolden(text, golden: "metrics-base-units.prom")
         // What a scrape sends: the golden text and the live process_* tail.
         let scrape = rendered.scrapeBody(.prometheus, gzip: false).flatMap { Array($0.readableBytesView) }
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(scrape))
@@ -121,8 +100,9 @@ final class ExpositionGoldenTests: XCTestCase {
             until: 1_781_568_060)
         let rendered = try render(units: (Self.baseUnits, both, imperial), quiet: refused)
         let text = Array(rendered.prometheus.readableBytesView)
-        try compare(text, golden: "metrics-mixed-units.prom")
-        try compare(Array(rendered.openMetrics.readableBytesView), golden: "metrics-mixed-units.openmetrics")
+        try assertMatchesGolden(text, golden: "metrics-mixed-units.prom")
+        let openMetrics = Array(rendered.openMetrics.readableBytesView)
+        try assertMatchesGolden(openMetrics, golden: "metrics-mixed-units.openmetrics")
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(text))
         let complaints = (result.stdout + result.stderr).split(separator: "\n")
         XCTAssertFalse(complaints.isEmpty, "fahrenheit, km/h, mph and knots are not base units")

@@ -272,17 +272,6 @@ final class HTMLPagesTests: XCTestCase {
     }
 
     func compare(_ buffer: ByteBuffer, golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let url = TestPaths.fixtures.appendingPathComponent("golden").appendingPathComponent(name)
-        let actual = String(buffer: buffer)
-        if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
-            try Data(actual.utf8).write(to: url)
-        }
-        let golden = try String(contentsOf: url, encoding: .utf8)
-        guard actual != golden else { return }
-        let lines = zip(golden.split(separator: "\n"), actual.split(separator: "\n"))
-        let first = lines.enumerated().first { $0.element.0 != $0.element.1 }
-        XCTFail(
-            "\(name) differs at line \((first?.offset ?? 0) + 1): golden \(first.map { String($0.element.0) } ?? "") "
-                + "| rendered \(first.map { String($0.element.1) } ?? "") (or in length)", file: file, line: line)
+        try assertMatchesGolden(Array(buffer.readableBytesView), golden: name, file: file, line: line)
     }
 }

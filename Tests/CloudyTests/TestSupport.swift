@@ -68,3 +68,31 @@ func promtoolPath() throws -> String {
     XCTFail("promtool not found: install Debian's prometheus package (scripts/test does)")
     throw XCTSkip("promtool missing")
 }
+
+/// Compares `actual` byte for byte with `Fixtures/golden/<name>`, failing with the first line
+/// that differs. With `CLOUDY_UPDATE_GOLDEN=1` a file that differs is rewritten and the test
+/// still fails, saying so: update mode never passes on a file it has just written, so a shell
+/// that kept the variable set cannot turn the suite green. Run again without it after reading
+/// the diff.
+func assertMatchesGolden(
+    _ actual: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line
+) throws {
+    let url = TestPaths.fixtures.appendingPathComponent("golden").appendingPathComponent(name)
+    let golden = (try? Data(contentsOf: url)).map(Array.init) ?? []
+    guard actual != golden else { return }
+    if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
+        try Data(actual).write(to: url)
+        return XCTFail(
+            "rewrote golden/\(name): read the diff, then run again without CLOUDY_UPDATE_GOLDEN", file: file, line: line
+        )
+    }
+    let goldenLines = String(decoding: golden, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    let actualLines = String(decoding: actual, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    let first =
+        zip(goldenLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        ?? min(goldenLines.count, actualLines.count)
+    func text(_ lines: [Substring]) -> Substring { first < lines.count ? lines[first] : "<end>" }
+    XCTFail(
+        "golden/\(name) differs at line \(first + 1):\n golden: \(text(goldenLines))\n actual: \(text(actualLines))\n"
+            + "(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)", file: file, line: line)
+}

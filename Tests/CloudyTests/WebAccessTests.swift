@@ -269,11 +269,7 @@ final class WebAccessTests: WebConfigTestCase {
         let (_, web) = try connection(users)
         var writer = ExpositionWriter(capacity: 1024)
         for family in web.addMetrics(to: MetricFamilies()).sorted() { writer.write(family, format: .prometheus) }
-        let url = TestPaths.fixtures.appendingPathComponent("golden/web-config.prom")
-        if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
-            try Data(writer.bytes).write(to: url)
-        }
-        XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), try String(contentsOf: url, encoding: .utf8))
+        try assertMatchesGolden(writer.bytes, golden: "web-config.prom")
         let result = try runProgram(try promtoolPath(), ["check", "metrics"], input: Data(writer.bytes))
         XCTAssertEqual(result.stdout + result.stderr, "")
     }
