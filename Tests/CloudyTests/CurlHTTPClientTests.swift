@@ -9,8 +9,11 @@ import XCTest
 final class CurlHTTPClientTests: XCTestCase {
     var server: ScriptedHTTPServer!
     let client = CurlHTTPClient(userAgent: "cloudy-test/1.0", maxBodyBytes: 64 * 1024, maxRedirects: 3)
+    /// Signalled when a request for /hang has reached the server.
+    let hangArrived = DispatchSemaphore(value: 0)
 
     override func setUpWithError() throws {
+        let hangArrived = self.hangArrived
         server = try ScriptedHTTPServer { head in
             let path = head.uri
             switch path {
@@ -24,6 +27,7 @@ final class CurlHTTPClientTests: XCTestCase {
             case "/cut":
                 return .cutShort(announced: 1000, sent: Array("{\"latitude\":".utf8))
             case "/hang":
+                hangArrived.signal()
                 return .hang
             case "/file":
                 return .respond(status: .found, headers: [("Location", "file:///etc/passwd")], body: [])
@@ -91,7 +95,7 @@ final class CurlHTTPClientTests: XCTestCase {
     }
 
     func testOnlyHTTPAndHTTPSEvenAfterARedirect() {
-        XCTAssertNotNil(failureKind(fetch("/file")))
+        XCTAssertEqual(failureKind(fetch("/file")), .invalidRequest, "libcurl refuses the file: redirect")
         XCTAssertEqual(failureKind(client.fetch(HTTPRequest(url: "file:///etc/passwd", timeout: 1))), .invalidRequest)
     }
 
@@ -127,8 +131,12 @@ final class CurlHTTPClientTests: XCTestCase {
 
     func testCancelAllAbortsAHungExchangeQuickly() {
         let started = Date()
-        let client = self.client
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { client.cancelAll() }
+        let (client, arrived) = (self.client, hangArrived)
+        // Once the exchange is under way (the server holds it), not after a guessed delay.
+        DispatchQueue.global().async {
+            _ = arrived.wait(timeout: .now() + 10)
+            client.cancelAll()
+        }
         XCTAssertEqual(failureKind(fetch("/hang", timeout: 30)), .cancelled)
         XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "libcurl checks the flag at least once a second")
         XCTAssertEqual(failureKind(fetch("/echo")), .notSent, "refuses new exchanges until resumed")
