@@ -24,16 +24,21 @@ final class DecoderRobustnessTests: XCTestCase {
         Place(name: "New York", latitude: 40.7143, longitude: -74.006),
     ]
 
-    func check(_ body: [UInt8], places: [Place], render: Bool = true) {
+    /// Decodes `body`, checks what decoded, and says how many places did: the fuzz tests
+    /// count them, so that a decoder refusing every damaged answer does not pass unchecked.
+    @discardableResult
+    func check(_ body: [UInt8], places: [Place], render: Bool = true) -> Int {
         let outcomes = OpenMeteoProvider.decode(body, places: places, forecast: ForecastSettings())
         XCTAssertEqual(outcomes.count, places.count)
+        var decoded = 0
         for case .success(let snapshot) in outcomes {
+            decoded += 1
             XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
             XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
         }
         // A snapshot that decoded must also render (rendering every one would only slow the test).
-        guard render else { return }
-        self.render(Array(zip(places, outcomes.map { try? $0.get() })), provider: .openMeteo)
+        if render { self.render(Array(zip(places, outcomes.map { try? $0.get() })), provider: .openMeteo) }
+        return decoded
     }
 
     /// Renders the page of `snapshots` in every unit, and the HTML pages (landing and each place's).
@@ -105,6 +110,7 @@ final class DecoderRobustnessTests: XCTestCase {
         }
         let absurdIn = [replaced(single, "1781", by: absurd), replaced(multi, "1781", by: absurd)]
         let otherIn = [replaced(single, "24.5", by: other), replaced(multi, "24.5", by: other)]
+        var decoded = 0
         for round in 0..<3000 {
             let (source, targets) = round % 2 == 0 ? (single, [places[0]]) : (multi, places)
             var body = source
@@ -125,8 +131,9 @@ final class DecoderRobustnessTests: XCTestCase {
             default:  // values swapped for other JSON types
                 body = otherIn[round % 2][other.randomElement(using: &random)!]!
             }
-            check(body, places: targets, render: round % 25 == 0)
+            decoded += check(body, places: targets, render: round % 25 == 0)
         }
+        XCTAssertGreaterThan(decoded, 700, "places decoded of 3,000 damaged answers (1,478 today): the checks ran")
     }
 
     /// Damages `source` the ways the Open-Meteo test does, `rounds` times, deterministically.
@@ -155,15 +162,18 @@ final class DecoderRobustnessTests: XCTestCase {
         let current = try TestPaths.fixtureBytes("openweathermap-current.json")
         let forecast = try TestPaths.fixtureBytes("openweathermap-forecast.json")
         let settings = ForecastSettings()
+        var decoded = 0
         for (index, body) in mutations(of: current, rounds: 1000, seed: 7).enumerated() {
             _ = OpenWeatherMapProvider.decode(current: body, forecast: forecast, place: places[0], settings: settings)
             let damagedForecast = mutations(of: forecast, rounds: 1, seed: UInt64(index))[0]
             if case .success(let snapshot) = OpenWeatherMapProvider.decode(
                 current: current, forecast: damagedForecast, place: places[0], settings: settings)
             {
+                decoded += 1
                 XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
             }
         }
+        XCTAssertGreaterThan(decoded, 60, "decoded of 1,000 damaged forecasts (120 decode today): the checks ran")
         for absurd in ["1e308", "-1e308", "99999999999999999999"] {
             let text = String(decoding: forecast, as: UTF8.self).replacingOccurrences(of: "1781535600", with: absurd)
             _ = OpenWeatherMapProvider.decode(
@@ -177,13 +187,16 @@ final class DecoderRobustnessTests: XCTestCase {
 
     func testMutatedMETNorwayAnswersNeverCrash() throws {
         let source = try TestPaths.fixtureBytes("met-no-compact.json")
+        var decoded = 0
         for body in mutations(of: source, rounds: 1500, seed: 11) {
             if case .success(let snapshot) = METNorwayProvider.decode(
                 body, place: places[0], settings: ForecastSettings(), offset: { _ in 3600 })
             {
+                decoded += 1
                 XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
             }
         }
+        XCTAssertGreaterThan(decoded, 80, "decoded of 1,500 damaged answers (164 decode today): the checks ran")
         let text = String(decoding: source, as: UTF8.self)
         for broken in ["9999-99-99T99:99:99Z", "2026-13-40T25:61:61Z", "0000-00-00T00:00:00Z", ""] {
             let body = Array(text.replacingOccurrences(of: "2026-06-15T13:00:00Z", with: broken).utf8)
@@ -193,16 +206,19 @@ final class DecoderRobustnessTests: XCTestCase {
 
     func testMutatedDarkSkyAndOneCallAlertAnswersNeverCrash() throws {
         let source = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        var decoded = 0
         for (round, body) in mutations(of: source, rounds: 1500, seed: 13).enumerated() {
             if case .success(let snapshot) = DarkSkyProvider.decode(
                 body, place: places[2], settings: ForecastSettings())
             {
+                decoded += 1
                 XCTAssertTrue(snapshot.daily.allSatisfy { (0..<7).contains($0.daysAhead) })
                 XCTAssertTrue(snapshot.hourly.allSatisfy { (1...24).contains($0.hoursAhead) })
                 XCTAssertNotNil(snapshot.warnings)
                 if round % 25 == 0 { render([(places[2], snapshot)], provider: .darkSky) }
             }
         }
+        XCTAssertGreaterThan(decoded, 100, "decoded of 1,500 damaged answers (213 decode today): the checks ran")
         let text = String(decoding: source, as: UTF8.self)
         for absurd in ["1e308", "-1e308", "99999999999999999999", "-999", "null", "\"x\""] {
             for field in ["\"time\":1781", "\"offset\":-4.0", "\"expires\":1781740800", "\"temperature\":23.4"] {
