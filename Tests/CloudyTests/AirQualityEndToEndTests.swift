@@ -47,9 +47,11 @@ final class AirQualityEndToEndTests: FakeWeatherTestCase {
         var metrics = try exporter.metrics { page in
             ["Berlin", "London", "New York"].allSatisfy { page[up($0)] == 1 }
         }
-        XCTAssertNotNil(metrics["weather_air_quality_european_index{location=\"Berlin\"}"])
-        XCTAssertNotNil(metrics["weather_air_pm2_5_grams_per_cubic_meter{location=\"New York\"}"])
-        XCTAssertNotNil(metrics["weather_pollen_grains_per_cubic_meter{location=\"Berlin\",plant=\"birch\"}"])
+        // The fixture's values (open-meteo-air-quality.json), through the real binary's units.
+        assertClose(metrics["weather_air_quality_european_index{location=\"Berlin\"}"], 58)
+        assertClose(metrics["weather_air_pm2_5_grams_per_cubic_meter{location=\"New York\"}"], 8.4e-6)
+        assertClose(metrics["weather_pollen_grains_per_cubic_meter{location=\"Berlin\",plant=\"grass\"}"], 35.2)
+        assertClose(metrics["weather_pollen_grains_per_cubic_meter{location=\"Berlin\",plant=\"birch\"}"], 0)
         XCTAssertNil(
             metrics["weather_pollen_grains_per_cubic_meter{location=\"New York\",plant=\"birch\"}"],
             "no pollen forecast outside Europe: no sample")

@@ -134,8 +134,12 @@ final class EndToEndTests: FakeWeatherTestCase {
                 metrics["weather_forecast_hourly_temperature_\(tUnit){\(l),hour=\"0\"}"],
                 "hour 0 (now) is not a forecast")
 
-            XCTAssertNotNil(metrics["weather_last_success_timestamp_seconds{\(l)}"])
-            XCTAssertNotNil(metrics["weather_last_attempt_timestamp_seconds{\(l)}"])
+            // Unix seconds of this run's refresh (not milliseconds, not the answer's own time).
+            let now = Date().timeIntervalSince1970
+            let success = try XCTUnwrap(metrics["weather_last_success_timestamp_seconds{\(l)}"], e.name)
+            let attempt = try XCTUnwrap(metrics["weather_last_attempt_timestamp_seconds{\(l)}"], e.name)
+            XCTAssertTrue((now - 120...now).contains(success), "\(e.name): \(success) at \(now)")
+            XCTAssertTrue((success...now).contains(attempt), "\(e.name): attempt \(attempt), success \(success)")
         }
     }
 

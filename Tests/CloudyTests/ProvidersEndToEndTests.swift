@@ -134,7 +134,8 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101460)
         assertClose(metrics["weather_wind_speed_meters_per_second{\(berlin)}"], 3.4)
         XCTAssertNil(metrics["weather_wind_gust_speed_meters_per_second{\(berlin)}"], "compact has no gusts")
-        XCTAssertNotNil(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"])
+        // Today in Berlin: the fake's generated steps 12:00–21:00Z, the highest 24.9 at 14:00Z.
+        assertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"], 24.9)
         let info =
             "weather_location_info{\(berlin),latitude=\"52.52\",longitude=\"13.41\",timezone=\"Europe/Berlin\","
             + "provider=\"met-norway\"}"
