@@ -15,7 +15,7 @@ extension OtherProvidersDecodingTests {
             var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
             list[step]["rain"] = ["3h": 6.0]  // by default the step at 00:00Z on 16 June
             forecast["list"] = list
-            try Self.extendForecast(&forecast, by: 7)
+            try Self.extendForecast(&forecast, by: 8)
             var city = try XCTUnwrap(forecast["city"] as? [String: Any])
             city["timezone"] = timezone
             forecast["city"] = city
@@ -52,6 +52,9 @@ extension OtherProvidersDecodingTests {
         var series = try XCTUnwrap(properties["timeseries"] as? [[String: Any]])
         series[4]["time"] = "2026-06-15T18:00:00Z"
         series[4]["data"] = ["next_6_hours": ["details": ["precipitation_amount": 6.0]]]
+        // A dry period from 18:00Z on the 16th, so that the 16th is whole (to 22:00Z in Berlin).
+        series[5]["time"] = "2026-06-16T18:00:00Z"
+        series[5]["data"] = ["next_6_hours": ["details": ["precipitation_amount": 0.0]]]
         properties["timeseries"] = series
         document["properties"] = properties
         let daily = try METNorwayProvider.decode(

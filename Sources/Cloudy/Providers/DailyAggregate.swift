@@ -20,9 +20,9 @@ struct ForecastStep {
 /// (`precipitationSpan`): rain that OpenWeatherMap reports at 00:00 fell the evening before.
 ///
 /// A later day the steps stop describing before its midnight is left out: OpenWeatherMap's five
-/// days of 3-hour steps end at the hour of the request five days on, and a "high" of that day's
-/// early hours would be shown and compared with thresholds as if it were the day's. Day 0 is
-/// what is left of today, as documented, and always kept.
+/// days of 3-hour steps end at the hour of the request five days on, and a "high" or rain sum of
+/// that day's early hours would be shown and compared with thresholds as if it were the day's.
+/// Day 0 is what is left of today, as documented, and always kept.
 enum DailyAggregate {
     static func days(_ steps: [ForecastStep], now: Double, days: Int, offset: (Double) -> Int) -> [DailyForecast] {
         func localDay(_ t: Double) -> Int? { ForecastTime.localDay(t, offset: offset(t)) }
@@ -54,29 +54,35 @@ enum DailyAggregate {
                 }
             }
         }
-        let reach = reach(of: steps)
+        // A day is whole when the steps reach into the next: the local day of the reach itself,
+        // so a day that ends at a change of offset (clocks moved at midnight) ends where the zone
+        // says.
+        let reachedDay = localDay(reach(of: steps)) ?? today
         return byDay.keys.sorted().compactMap { ahead in
-            let entry = byDay[ahead]!
-            guard ahead > 0, let date = entry.date else { return entry }
-            // The next local midnight, in the offset that holds then (a day of 23 or 25 hours).
-            let end = Double((today + ahead + 1) * 86400 - offset(date + 86400))
-            return end <= reach ? entry : nil
+            ahead == 0 || today + ahead < reachedDay ? byDay[ahead] : nil
         }
     }
 
-    /// Until when the steps describe the weather: the last step and the spacing the series has
-    /// there (a 3-hourly series' last step stands for its 3 hours); a lone step reaches itself.
+    /// Until when the steps describe the weather, in every value a day is built from:
+    /// - the values at the steps (temperature, wind): to the last step and the spacing the series
+    ///   has there (a 3-hourly series' last step stands for its 3 hours; a lone step for itself);
+    /// - the amounts: to the end of the last period with one. OpenWeatherMap's `rain.3h` looks
+    ///   back, so no amount covers the hours after its last step; MET's last step has no period.
     private static func reach(of steps: [ForecastStep]) -> Double {
         var last = -Double.infinity
         var before = -Double.infinity
-        for step in steps where step.time != last {
+        var amounts = -Double.infinity
+        for step in steps {
+            if step.precipitation != nil { amounts = max(amounts, step.time, step.time + step.precipitationSpan) }
+            guard step.time != last else { continue }
             if step.time > last {
                 (last, before) = (step.time, last)
             } else if step.time > before {
                 before = step.time
             }
         }
-        return before.isFinite ? last + (last - before) : last
+        let values = before.isFinite ? last + (last - before) : last
+        return amounts.isFinite ? min(values, amounts) : values
     }
 
     /// Where the step's precipitation falls: a moment in each local day its period covers, with
