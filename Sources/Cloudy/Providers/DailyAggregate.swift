@@ -36,7 +36,8 @@ enum DailyAggregate {
             change(&entry)
             byDay[day - today] = entry
         }
-        for step in steps {
+        var seen = Set<Double>()
+        for step in steps where seen.insert(step.time).inserted {  // a step repeated counts once
             update(at: step.time) { entry in
                 entry.temperatureMaxCelsius = maxOf(entry.temperatureMaxCelsius, step.temperatureMax)
                 entry.temperatureMinCelsius = minOf(entry.temperatureMinCelsius, step.temperatureMin)
