@@ -77,14 +77,19 @@ func promtoolPath() throws -> String {
 func assertMatchesGolden(
     _ actual: [UInt8], golden name: String, file: StaticString = #filePath, line: UInt = #line
 ) throws {
-    let url = TestPaths.fixtures.appendingPathComponent("golden").appendingPathComponent(name)
-    let golden = (try? Data(contentsOf: url)).map(Array.init) ?? []
+    let directory = TestPaths.fixtures.appendingPathComponent("golden")
+    let url = directory.appendingPathComponent(name)
+    let golden = (try? Data(contentsOf: url)).map(Array.init)
     guard actual != golden else { return }
     if ProcessInfo.processInfo.environment["CLOUDY_UPDATE_GOLDEN"] == "1" {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(actual).write(to: url)
         return XCTFail(
             "rewrote golden/\(name): read the diff, then run again without CLOUDY_UPDATE_GOLDEN", file: file, line: line
         )
+    }
+    guard let golden else {
+        return XCTFail("golden/\(name) is missing: make it with CLOUDY_UPDATE_GOLDEN=1", file: file, line: line)
     }
     let goldenLines = String(decoding: golden, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
     let actualLines = String(decoding: actual, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -12,9 +12,10 @@ enum ForecastTime {
         }
     }
 
-    /// `offsets` for moments from `first` to `last`, asked once when the offset is the same at
-    /// both ends (no daylight-saving change between them, as in most weeks): a week of hourly
-    /// steps for 1,000 places is 168,000 look-ups otherwise.
+    /// `offsets` for moments from `first` to `last` (the earliest and latest asked), asked once
+    /// when the offset is the same at both ends (no daylight-saving change between them, as in
+    /// most weeks; no zone changes twice within one): a week of hourly steps for 1,000 places is
+    /// 168,000 look-ups otherwise.
     static func steady(_ offsets: @escaping (Double) -> Int, from first: Double?, to last: Double?) -> (Double) -> Int {
         guard let first, let last else { return offsets }
         let offset = offsets(first)

@@ -90,7 +90,7 @@ struct OpenMeteoAirQualityAnswer {
         }
         let offsetAt = ForecastTime.steady(
             ForecastTime.utcOffsets(zone: zone ?? timezone, fixed: WeatherAPI.plausibleOffset(utc_offset_seconds)),
-            from: times.first ?? nil, to: times.last ?? nil)
+            from: times.lazy.compactMap { $0 }.min(), to: times.lazy.compactMap { $0 }.max())
         guard let now, let today = ForecastTime.localDay(now, offset: offsetAt(now)) else { return .success(report) }
         let hours = steps(times, now: now, today: today, offsetAt: offsetAt)
         for plant in Plant.allCases {
