@@ -142,5 +142,12 @@ extension WarningDecodingTests {
         let other = WeatherWarning(
             id: "b", source: "nws", event: "Wind", severity: .severe, urgency: "soon", certainty: "sure")
         XCTAssertEqual([other.urgency, other.certainty], ["unknown", "unknown"])
+        // Spaces and line breaks around a word are not part of it.
+        let padded = WeatherWarning(
+            id: "c", source: "nws", event: "Wind", severity: WarningSeverity(cap: "Severe\n"), urgency: " Expected",
+            certainty: "\tPossible \r\n")
+        XCTAssertEqual(padded.severity, .severe)
+        XCTAssertEqual([padded.urgency, padded.certainty], ["expected", "possible"])
+        XCTAssertEqual(WarningSeverity(cap: " \n"), .unknown)
     }
 }

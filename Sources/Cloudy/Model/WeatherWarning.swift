@@ -23,6 +23,14 @@ public struct WeatherWarning: Sendable, Equatable {
     /// Nil when open-ended.
     public var expires: Double?
 
+    /// A CAP word as Cloudy compares it: lowercase, without spaces or line breaks around it
+    /// ("Severe\n" from a source is `severe`).
+    static func capWord(_ word: String) -> String {
+        let start = word.drop(while: \.isWhitespace)
+        let end = start.lastIndex { !$0.isWhitespace }.map { start.index(after: $0) } ?? start.startIndex
+        return start[..<end].lowercased()
+    }
+
     /// CAP's words for urgency and certainty; the init makes any other `unknown`.
     static let urgencies: Set = ["immediate", "expected", "future", "past", "unknown"]
     static let certainties: Set = ["observed", "likely", "possible", "unlikely", "unknown"]
@@ -37,8 +45,9 @@ public struct WeatherWarning: Sendable, Equatable {
         self.event = event
         self.severity = severity
         // Any case the source writes; a word CAP does not have ("soon", "sure") is `unknown`.
-        self.urgency = Self.urgencies.contains(urgency.lowercased()) ? urgency.lowercased() : "unknown"
-        self.certainty = Self.certainties.contains(certainty.lowercased()) ? certainty.lowercased() : "unknown"
+        let (urgency, certainty) = (Self.capWord(urgency), Self.capWord(certainty))
+        self.urgency = Self.urgencies.contains(urgency) ? urgency : "unknown"
+        self.certainty = Self.certainties.contains(certainty) ? certainty : "unknown"
         self.headline = headline
         self.description = description
         self.instruction = instruction
@@ -58,8 +67,8 @@ public enum WarningSeverity: String, Sendable, CaseIterable, Comparable {
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank > rhs.rank }
 
-    /// CAP's word in any case ("Severe", "SEVERE"); anything else is `unknown`.
+    /// CAP's word in any case ("Severe", "SEVERE", " severe\n"); anything else is `unknown`.
     public init(cap word: String) {
-        self = Self(rawValue: word.lowercased()) ?? .unknown
+        self = Self(rawValue: WeatherWarning.capWord(word)) ?? .unknown
     }
 }
