@@ -177,6 +177,15 @@ final class RoutesTests: XCTestCase {
             XCTAssertEqual(Gunzip.decompress(answer.body) != nil, gzip, header)
         }
         XCTAssertNil(try server.request("/metrics").header("Content-Encoding"), "no header, no gzip")
+        // A header written on two lines is one list (RFC 9110 §5.3), for both negotiations.
+        let twoLines = try server.request(
+            "/metrics",
+            headers: [
+                "Accept-Encoding: identity", "accept-encoding: gzip", "Accept: text/plain;q=0.5",
+                "Accept: application/openmetrics-text",
+            ])
+        XCTAssertEqual(twoLines.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(twoLines.header("Content-Type"), "application/openmetrics-text; version=1.0.0; charset=utf-8")
     }
 
     func testOpenMetricsWhenTheClientPrefersIt() throws {

@@ -150,13 +150,26 @@ extension Routes {
 
     private func metrics(head: HTTPRequestHead) -> Reply {
         let rendered = store.rendered.metrics
-        let format = ExpositionFormat.negotiate(accept: head.headers.first(name: "accept"))
-        let gzip = Self.acceptsGzip(head.headers.first(name: "accept-encoding"))
+        let format = ExpositionFormat.negotiate(accept: Self.list(head.headers, "accept"))
+        let gzip = Self.acceptsGzip(Self.list(head.headers, "accept-encoding"))
         let headers = Self.metricsHeaders[format == .prometheus ? 0 : 1][gzip ? 1 : 0]
         if head.method == .HEAD {
             return Reply(status: .ok, headers: headers, contentLength: rendered.scrapeLength(format, gzip: gzip))
         }
         return Reply(status: .ok, headers: headers, body: rendered.scrapeBody(format, gzip: gzip))
+    }
+
+    /// A list header (`name` in lowercase) as one list: lines of it that a client repeats are
+    /// one list joined by commas (RFC 9110 §5.3). One line, as clients send, is used as it is.
+    static func list(_ headers: HTTPHeaders, _ name: String) -> String? {
+        var first: String?
+        var more: [String] = []  // empty, as it mostly stays, it allocates nothing: this is each scrape
+        for (field, value) in headers
+        where field.utf8.count == name.utf8.count && field[...].equalsIgnoringCase(name) {
+            if first == nil { first = value } else { more.append(value) }
+        }
+        guard let first, !more.isEmpty else { return first }
+        return ([first] + more).joined(separator: ", ")
     }
 
     /// The headers of a `/metrics` answer, by format (prometheus, openMetrics) and gzip (no, yes):
