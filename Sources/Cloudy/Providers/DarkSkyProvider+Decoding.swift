@@ -212,7 +212,7 @@ struct DarkSkyAlert: Decodable {
     /// `watch` and `warning`, read as minor, moderate and severe (an advisory is for nuisance
     /// weather, a watch says a hazard may come, a warning that it is coming or under way).
     static func severity(_ word: String?) -> WarningSeverity {
-        switch word?.lowercased() {
+        switch word.map(WeatherWarning.capWord) {
         case "advisory": return .minor
         case "watch": return .moderate
         case "warning": return .severe

@@ -56,7 +56,7 @@ struct METAlerts: Decodable {
     /// sends only for downgrades). It says the danger is over, so it is no warning in force.
     static func isAllClear(_ alert: Properties) -> Bool {
         if let level = levelNumber(alert.awarenessLevel) { return level == "1" }
-        return alert.severity?.lowercased() == "minor"
+        return alert.severity.map { WarningSeverity(cap: $0) } == .minor
     }
 
     /// The number that starts `awareness_level` (`"2; yellow; Moderate"`: `2`).
