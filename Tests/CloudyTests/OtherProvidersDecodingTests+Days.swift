@@ -42,16 +42,7 @@ extension OtherProvidersDecodingTests {
 
     /// A step the answer repeats (same `dt`) counts once: its rain is not summed twice.
     func testARepeatedStepCountsOnce() throws {
-        var forecast = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
-        var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
-        list.insert(list[1], at: 2)  // the 18:00Z step, 3.5 mm, twice
-        forecast["list"] = list
-        try Self.extendForecast(&forecast, by: 8)
-        let daily = try OpenWeatherMapProvider.decode(
-            current: try TestPaths.fixtureBytes("openweathermap-current.json"),
-            forecast: Array(try JSONSerialization.data(withJSONObject: forecast)), place: berlin, settings: settings
-        ).get().daily
+        let daily = try owm { $0.insert($0[1], at: 2) }.daily  // the 18:00Z step, 3.5 mm, twice
         XCTAssertEqual(try XCTUnwrap(daily.first?.precipitationSumMeters), 0.0035, accuracy: 1e-15)
     }
 

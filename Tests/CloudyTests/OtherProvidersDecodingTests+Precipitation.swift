@@ -9,25 +9,9 @@ extension OtherProvidersDecodingTests {
     /// and a period across midnight is shared by the hour (Berlin, UTC+2: 23:00–02:00).
     func testOpenWeatherMapRainGoesToTheDaysItsThreeHoursFellOn() throws {
         func daily(timezone: Int, rainOn step: Int = 3) throws -> [DailyForecast] {
-            var forecast = try XCTUnwrap(
-                try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json"))
-                    as? [String: Any])
-            var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
-            list[step]["rain"] = ["3h": 6.0]  // by default the step at 00:00Z on 16 June
-            forecast["list"] = list
-            try Self.extendForecast(&forecast, by: 8)
-            var city = try XCTUnwrap(forecast["city"] as? [String: Any])
-            city["timezone"] = timezone
-            forecast["city"] = city
-            var current = try XCTUnwrap(
-                try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json"))
-                    as? [String: Any])
-            current["timezone"] = timezone
-            return try OpenWeatherMapProvider.decode(
-                current: Array(try JSONSerialization.data(withJSONObject: current)),
-                forecast: Array(try JSONSerialization.data(withJSONObject: forecast)),
-                place: Place(name: "Somewhere", latitude: 5.6, longitude: -0.19), settings: settings
-            ).get().daily
+            let somewhere = Place(name: "Somewhere", latitude: 5.6, longitude: -0.19)
+            // By default the step at 00:00Z on 16 June.
+            return try owm(timezone: timezone, place: somewhere) { $0[step]["rain"] = ["3h": 6.0] }.daily
         }
         let utc = try daily(timezone: 0)
         XCTAssertEqual(utc.map(\.daysAhead), [0, 1])

@@ -9,14 +9,21 @@ final class OtherProvidersDecodingTests: XCTestCase {
     let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
     let settings = ForecastSettings(days: 7, hours: 24)
 
-    /// The fixture's answers, its forecast followed by `dryStepsAfter` copies of its last step
-    /// (00:00Z on 16 June) without rain, every 3 hours: by default through 00:00Z on the 17th,
-    /// so that 16 June is a whole day, its rain too (`extendForecast`).
-    func owm(timezone: Int? = nil, place: Place? = nil, dryStepsAfter: Int = 8) throws -> WeatherSnapshot {
+    /// The fixture's answers, its forecast's list changed by `editing`, then followed by
+    /// `dryStepsAfter` copies of its last step (00:00Z on 16 June) without rain, every 3 hours: by
+    /// default through 00:00Z on the 17th, so that 16 June is a whole day, its rain too
+    /// (`extendForecast`).
+    func owm(
+        timezone: Int? = nil, place: Place? = nil, dryStepsAfter: Int = 8,
+        editing: (inout [[String: Any]]) -> Void = { _ in }
+    ) throws -> WeatherSnapshot {
         var current = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-current.json")) as? [String: Any])
         var forecast = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: TestPaths.fixture("openweathermap-forecast.json")) as? [String: Any])
+        var list = try XCTUnwrap(forecast["list"] as? [[String: Any]])
+        editing(&list)
+        forecast["list"] = list
         try Self.extendForecast(&forecast, by: dryStepsAfter)
         if let timezone {
             current["timezone"] = timezone
