@@ -68,6 +68,16 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
         XCTAssertEqual(try outcomes[1].get().concentrations[.ozone] ?? .nan, 118e-6, accuracy: 1e-15)
     }
 
+    func testAZoneWithAPlusReachesTheAPIAsWritten() throws {
+        // In a query a bare `+` reads as a space: "Etc/GMT 5" is no zone, and the API answers 400.
+        var places = places(2)
+        places[0].timezone = "Etc/GMT+5"
+        places[1].timezone = "Europe/Berlin"
+        for outcome in openMeteo().fetch(places, logger: logger) { XCTAssertNil(outcome.failureMessage) }
+        let query = try XCTUnwrap(try airQualityRequests().first?["query"] as? [String: String])
+        XCTAssertEqual(query["timezone"], "Etc/GMT+5,Europe/Berlin")
+    }
+
     func testNullsAreNoSamplesAndStillASuccess() throws {
         try fake.control("fault", #"{"mode":"nulls","path":"/v1/air-quality"}"#)
         let report = try openMeteo().fetch(places(2), logger: logger)[1].get()

@@ -231,6 +231,8 @@ final class OpenMeteoDecodingTests: XCTestCase {
         var zoned = london
         zoned.timezone = "Europe/London"
         XCTAssertTrue(provider.url(for: [berlin, zoned]).contains("&timezone=auto,Europe/London&"))
+        zoned.timezone = "Etc/GMT+5"
+        XCTAssertTrue(provider.url(for: [zoned]).contains("&timezone=Etc/GMT%2B5&"), "a bare + reads as a space")
         XCTAssertEqual(WeatherAPI.coordinate(-0.00001), "0")
         XCTAssertEqual(WeatherAPI.coordinate(4.35), "4.35")
         XCTAssertEqual(WeatherAPI.coordinate(-74.00601), "-74.006")

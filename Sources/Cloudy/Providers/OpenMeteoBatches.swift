@@ -134,7 +134,8 @@ struct OpenMeteoBatches: Sendable {
     /// The query's places: `latitude=…&longitude=…&timezone=…`, each a comma-separated list in
     /// the places' order (`timezone=auto` when no place names its own).
     static func placesQuery(_ places: [Place]) -> [String] {
-        let zones = places.map { $0.timezone ?? "auto" }
+        // A zone's `+` (`Etc/GMT+5`) is written `%2B`: in a query a bare `+` reads as a space.
+        let zones = places.map { $0.timezone?.replacingOccurrences(of: "+", with: "%2B") ?? "auto" }
         return [
             "latitude=" + places.map { WeatherAPI.coordinate($0.latitude) }.joined(separator: ","),
             "longitude=" + places.map { WeatherAPI.coordinate($0.longitude) }.joined(separator: ","),

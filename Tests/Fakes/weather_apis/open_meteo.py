@@ -10,13 +10,16 @@ Weather endpoint, GET /v1/forecast (answers like api.open-meteo.com):
     temperature_unit      celsius | fahrenheit (every "°C" value: F = C*9/5+32, no rounding)
     wind_speed_unit       kmh | ms | mph | kn (every "km/h" value ÷3.6, ÷1.609344, ÷1.852)
     timeformat            unixtime | iso8601 (default, local wall-clock strings like the API)
-    timezone              one value or one per place; answers keep the fixture's zone
+    timezone              one value or one per place, each "auto" or a zone name the machine's
+                          tzdata knows (else 400 "Invalid timezone", as the real API); answers
+                          keep the fixture's zone
     Place i (0-based, request order) is the fixture entry multi[i % 3] (Berlin, London,
     New York) with the requested coordinates and "location_id": i for i >= 1. One place
     gives an object, several an array. Timestamps stay those of the fixture (2026-06-15).
 """
 
 from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 from .protocol import JSON_TYPE, BadRequest, dumps
 
@@ -97,8 +100,20 @@ def parse_floats(query, name):
 
 
 def check_timezones(text, places):
-    if len(text.split(",")) not in (1, places):
+    zones = text.split(",")
+    if len(zones) not in (1, places):
         raise BadRequest("Parameter 'latitude' and 'timezone' must have the same number of elements")
+    for zone in zones:
+        if zone != "auto" and not known_zone(zone):
+            raise BadRequest("Invalid timezone")
+
+
+def known_zone(name):
+    try:
+        ZoneInfo(name)
+    except (KeyError, ValueError, OSError):  # ZoneInfoNotFoundError is a KeyError
+        return False
+    return True
 
 
 def parse_limit(query, name, maximum):
