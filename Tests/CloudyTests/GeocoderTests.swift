@@ -13,6 +13,8 @@ final class GeocoderTests: XCTestCase {
     let answers = NIOLockedValueBox<[String]>([])
     /// When set, every look-up gets this status and these headers.
     let failing = NIOLockedValueBox<(status: HTTPResponseStatus, headers: [(String, String)])?>(nil)
+    /// When set, every look-up that does not fail gets this body.
+    let scripted = NIOLockedValueBox<String?>(nil)
     let clock = ManualClock()
     let log = RecordedLog()
     var storage: URL!
@@ -22,13 +24,15 @@ final class GeocoderTests: XCTestCase {
         let empty = try TestPaths.fixtureBytes("open-meteo-geocoding-empty.json")
         let answers = self.answers
         let failing = self.failing
+        let scripted = self.scripted
         server = try ScriptedHTTPServer { head in
             answers.withLockedValue { $0.append(head.uri) }
             if let failure = failing.withLockedValue({ $0 }) {
                 return .respond(status: failure.status, headers: failure.headers, body: [])
             }
             let found = head.uri.contains("name=Springfield")
-            return .respond(status: .ok, headers: [("Content-Type", "application/json")], body: found ? fixture : empty)
+            let body = scripted.withLockedValue { $0 }.map { Array($0.utf8) } ?? (found ? fixture : empty)
+            return .respond(status: .ok, headers: [("Content-Type", "application/json")], body: body)
         }
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-geo-\(UUID().uuidString)")
     }
@@ -80,6 +84,39 @@ final class GeocoderTests: XCTestCase {
         failing.withLockedValue { $0 = nil }
         let first = try locate(geocoder(), moved).get()
         XCTAssertEqual(first.latitude, 37.21533, "a changed query is looked up again; no region: the first match")
+    }
+
+    func testAZoneNoMachineKnowsIsLeftOutAndAStateFileIsCheckedToo() throws {
+        // The zone goes into every forecast request for the place: one the API cannot read
+        // (here with a line break) would fail them all, and the place's whole batch.
+        scripted.withLockedValue {
+            $0 = #"{"results":[{"name":"Evilton","latitude":50.1,"longitude":8.6,"timezone":"Europe/Berlin\n"}]}"#
+        }
+        let evil = Place(name: "Evil", city: CitySearch(query: "Evilton"))
+        let located = try locate(geocoder(), evil).get()
+        XCTAssertEqual(located.latitude, 50.1)
+        XCTAssertNil(located.timezone, "left to the forecast API (timezone=auto)")
+        let resolved = try XCTUnwrap(log.entries(containing: "city resolved").first)
+        XCTAssertEqual(resolved.metadata["ignored_timezone"], "Europe/Berlin\n")
+        XCTAssertEqual(resolved.metadata["timezone"], "")
+
+        // A state file from before this rule, or edited by hand.
+        func remembered(_ name: String, _ query: String, latitude: Double, zone: String) -> String {
+            #""\#(name)": {"search": {"query": "\#(query)"}, "latitude": \#(latitude), "longitude": 8.6, "#
+                + #""timezone": "\#(zone)", "label": "\#(query)"}"#
+        }
+        let file =
+            "{" + remembered("Evil", "Evilton", latitude: 50.1, zone: "Not/AZone") + ", "
+            + remembered("Far", "Farville", latitude: 1000, zone: "Europe/Berlin") + "}"
+        try Data(file.utf8).write(to: storage.appendingPathComponent("places.json"))
+        let before = lookUps
+        let fresh = geocoder()
+        let kept = try locate(fresh, evil).get()
+        XCTAssertEqual(kept.latitude, 50.1)
+        XCTAssertNil(kept.timezone, "a remembered zone no machine knows is left out too")
+        XCTAssertEqual(lookUps, before, "the rest of the remembered place is used")
+        _ = try locate(fresh, Place(name: "Far", city: CitySearch(query: "Farville"))).get()
+        XCTAssertEqual(lookUps, before + 1, "remembered coordinates off the globe are looked up again")
     }
 
     func testNoMatchMakesOnlyThatPlaceWait() throws {

@@ -144,7 +144,7 @@ public enum ConfigLoader {
                 throw entry.error("longitude", "is required (decimal degrees, -180 to 180)")
             }
             let timezone = try entry.string("timezone")
-            if let timezone, !isPlausibleTimeZone(timezone) || TimeZone(identifier: timezone) == nil {
+            if let timezone, !Place.isTimeZoneName(timezone) {
                 throw entry.error("timezone", "\"\(timezone)\" is not an IANA time zone name such as Europe/Brussels")
             }
             var placeUnits = units
@@ -181,14 +181,6 @@ public enum ConfigLoader {
         if let wind = try map.oneOrMore("wind_speed", WindSpeedUnit.self) { settings.windSpeed = wind }
         if allowTime, let time = try map.oneOf("time", TimeNotation.self) { settings.time = time }
         return settings
-    }
-
-    static func isPlausibleTimeZone(_ name: String) -> Bool {
-        guard !name.isEmpty, name.count <= 64, !name.hasPrefix("/"), !name.contains("..") else { return false }
-        return name.unicodeScalars.allSatisfy { scalar in
-            (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9")
-                || scalar == "/" || scalar == "_" || scalar == "-" || scalar == "+"
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A place the operator asked Cloudy to watch: one entry of `locations:` in `cloudy.yml`.
 public struct Place: Sendable, Equatable {
     /// The `location` label; unique within a config.
@@ -50,6 +52,19 @@ public struct Place: Sendable, Equatable {
     public func isAskedAlike(_ other: Place) -> Bool {
         name == other.name && latitude == other.latitude && longitude == other.longitude && city == other.city
             && timezone == other.timezone
+    }
+
+    /// Whether `name` is an IANA zone this machine knows, written as one (`Europe/Brussels`,
+    /// `Etc/GMT+5`): letters, digits, `/ _ - +`, at most 64 characters, no path tricks. The rule
+    /// for a config's `timezone:` and for the zone a geocoder answers with, which goes into
+    /// every request for the place.
+    public static func isTimeZoneName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.count <= 64, !name.hasPrefix("/"), !name.contains("..") else { return false }
+        let written = name.unicodeScalars.allSatisfy { scalar in
+            (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9")
+                || scalar == "/" || scalar == "_" || scalar == "-" || scalar == "+"
+        }
+        return written && TimeZone(identifier: name) != nil
     }
 }
 

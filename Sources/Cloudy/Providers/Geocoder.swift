@@ -15,6 +15,17 @@ public final class Geocoder: @unchecked Sendable {
         var timezone: String?
         /// "Springfield, Illinois, United States": what was chosen, for the log.
         var label: String
+
+        /// Coordinates on the globe: a state file edited by hand may hold others.
+        var isOnTheGlobe: Bool { Self.isOnTheGlobe(latitude, longitude) }
+
+        static func isOnTheGlobe(_ latitude: Double, _ longitude: Double) -> Bool {
+            (-90...90).contains(latitude) && (-180...180).contains(longitude)
+        }
+
+        /// The zone the geocoder named, when it is one Cloudy can send and read (the config's
+        /// rule): a zone that is not goes into every request for the place, and fails them.
+        var knownTimeZone: String? { timezone.flatMap { Place.isTimeZoneName($0) ? $0 : nil } }
     }
 
     private let lock = NIOLock()
@@ -93,7 +104,7 @@ public final class Geocoder: @unchecked Sendable {
         _ place: Place, search: CitySearch, now: Double,
         retryInterval: Double
     ) -> Result<Place, WeatherFetchError> {
-        if let known = found[place.name], known.search == search {
+        if let known = found[place.name], known.search == search, known.isOnTheGlobe {
             return .success(located(place, known))
         }
         if let waiting = retries[place.name], waiting.search == search, now < waiting.backoff.notBefore {
@@ -133,7 +144,7 @@ public final class Geocoder: @unchecked Sendable {
         var place = place
         place.latitude = choice.latitude
         place.longitude = choice.longitude
-        place.timezone = place.timezone ?? choice.timezone
+        place.timezone = place.timezone ?? choice.knownTimeZone
         place.isLocated = true
         return place
     }
@@ -165,24 +176,26 @@ public final class Geocoder: @unchecked Sendable {
         }
         let matches = Self.narrow(results, search)
         guard let choice = matches.first, let latitude = choice.latitude, let longitude = choice.longitude,
-            (-90...90).contains(latitude), (-180...180).contains(longitude)
+            Found.isOnTheGlobe(latitude, longitude)
         else {
             return .failure(WeatherFetchError("no place matches"))
         }
         let alternatives = matches.dropFirst().prefix(4).map {
             "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))"
         }
-        logger.info(
-            "city resolved",
-            metadata: [
-                "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)",
-                "longitude": "\(longitude)",
-                "timezone": "\(choice.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
-            ])
-        return .success(
-            Found(
-                search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label
-            ))
+        var found = Found(
+            search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label)
+        found.timezone = found.knownTimeZone
+        var metadata: Logger.Metadata = [
+            "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)",
+            "longitude": "\(longitude)",
+            "timezone": "\(found.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
+        ]
+        if let ignored = choice.timezone, found.timezone == nil {
+            metadata["ignored_timezone"] = "\(ignored)"
+        }
+        logger.info("city resolved", metadata: metadata)
+        return .success(found)
     }
 
     /// Results in the geocoder's order, keeping only those in `country` and, when the query has
