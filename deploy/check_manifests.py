@@ -618,6 +618,15 @@ def check_grafana():
             units = target_units(p)
             for t in p.get("targets", []):
                 ref = t.get("refId")
+                # A stat shows now: a range query reduced to its last value would show a series
+                # the exporter withdrew (a stale place, a replaced pod) as current for the range.
+                if p.get("type") == "stat" and (not t.get("instant") or t.get("range")):
+                    problems.append("%s: stat panel %r target %s is not an instant query" % (name, title, ref))
+                # Grafana's own escaping of a single value turns ' into \\' (no data for
+                # "St. John's"); its regex format in a raw string matches the name exactly.
+                if re.search(r"location\s*[=!]~?\s*\"\$\{?place", t.get("expr", "")):
+                    problems.append("%s: panel %r target %s: select the place as location=~`${place:regex}`" % (
+                        name, title, ref))
                 if (t.get("datasource") or {}).get("uid") != "${datasource}":
                     problems.append("%s: panel %r target %s does not use the datasource variable" % (name, title, ref))
                 if not units.get(ref):

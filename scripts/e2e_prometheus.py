@@ -75,8 +75,9 @@ TIME_BUDGET = 90  # seconds for the whole run, a build of the exporter not count
 HTTP_TIMEOUT = 5  # seconds; every request is local, so anything slower is a failure
 POLL = 0.25  # seconds between polls of Prometheus
 
+# St. John's: Grafana's own escaping of a name with an apostrophe matched nothing (see substitute).
 MAIN_PLACES = [("Berlin", 52.52, 13.41), ("London", 51.51, -0.13), ("New York", 40.71, -74.01),
-               ("Oslo", 59.91, 10.75)]
+               ("Oslo", 59.91, 10.75), ("St. John's", 47.56, -52.71)]
 SHARDED_PLACES = MAIN_PLACES + [
     ("Paris", 48.85, 2.35), ("Madrid", 40.42, -3.70), ("Rome", 41.90, 12.50), ("Vienna", 48.21, 16.37),
     ("Warsaw", 52.23, 21.01), ("Tokyo", 35.68, 139.69), ("Sydney", -33.87, 151.21), ("Nairobi", -1.29, 36.82),
@@ -210,9 +211,9 @@ def rules(prometheus, directory):
 # Grafana's built-in interval variables, as Grafana would fill them for a short time range.
 BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "5m", "__range_s": "300", "__interval_ms": "15000"}
 # $var, ${var}, ${var:format} and the deprecated [[var]].
-VARIABLE = re.compile(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]")
-REGEX_MATCHER_BEFORE = re.compile(r'[=!]~\s*"[^"]*$')
-REGEX_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
+VARIABLE = re.compile(r"\$\{(\w+)(?::(\w+))?\}|\$(\w+)|\[\[(\w+)\]\]")
+# The dashboard's variables with an "All" (Grafana regex-escapes their values, see substitute).
+INCLUDE_ALL = {"instance"}
 
 
 def promql_string(value):
@@ -221,26 +222,35 @@ def promql_string(value):
 
 
 def substitute(expr, values):
-    """expr with dashboard and built-in variables filled in; KeyError names an unknown one.
+    """expr with dashboard and built-in variables filled in as Grafana's Prometheus data source
+    fills them; KeyError names an unknown variable, ValueError an unknown format.
 
-    Inside a regex matcher (`=~"$place"`, `!~"$place"`) the value is regex-escaped so that it
-    matches itself only; elsewhere it is escaped for a PromQL string. Names of metrics
-    (`weather_temperature_${temperature_unit}`) take the value as is.
+    `${var:regex}` is Grafana's regex format (its `escapeRegex`), whatever the data source.
+    Without a format the data source's own escaping applies (`interpolateQueryExpr`, without the
+    `prometheusSpecialCharsInLabelValues` toggle): for a variable without "All" only `\\` and `'`
+    are escaped, the latter wrongly for a double-quoted PromQL string (`'` becomes `\\\\'`), so a
+    place named "St. John's" matches nothing as `location="$place"`; for one with "All", regex
+    specials too. "All" is the allValue as it is.
     """
     out, last = [], 0
     for match in VARIABLE.finditer(expr):
-        name = match.group(1) or match.group(2) or match.group(3)
+        name = match.group(1) or match.group(3) or match.group(4)
+        form = match.group(2)
         if name in BUILTINS:
             value = BUILTINS[name]
         elif values.get(name) == "$__all":
             value = ".+"  # Grafana puts a variable's allValue in as it is
         else:
             value = values[name]  # KeyError: a variable this script does not know
-            before = expr[: match.start()]
-            if REGEX_MATCHER_BEFORE.search(before):
-                value = promql_string(REGEX_SPECIAL.sub(r"\\\1", value))
-            elif before.count('"') % 2 == 1:  # inside a "..." string
-                value = promql_string(value)
+            if form == "regex":
+                value = re.sub(r"[\\^$*+?.()|\[\]{}/]", lambda m: "\\" + m.group(0), value)
+            elif form is not None:
+                raise ValueError(f"${{{name}:{form}}}: a format this script does not fill")
+            elif name in INCLUDE_ALL:
+                value = value.replace("\\", "\\\\\\\\").replace("'", "\\\\\\\\'")
+                value = re.sub(r"[$^*{}\[\]'+?.()|]", lambda m: "\\\\" + m.group(0), value)
+            else:
+                value = value.replace("\\", "\\\\").replace("'", "\\\\'")
         out.append(expr[last : match.start()])
         out.append(value)
         last = match.end()
@@ -249,7 +259,7 @@ def substitute(expr, values):
 
 
 def dashboard_variables(expr):
-    return {m.group(1) or m.group(2) or m.group(3) for m in VARIABLE.finditer(expr)} - set(BUILTINS)
+    return {m.group(1) or m.group(3) or m.group(4) for m in VARIABLE.finditer(expr)} - set(BUILTINS)
 
 
 def walk_panels(panels):
@@ -385,9 +395,10 @@ def panels(prometheus, dashboard_path, config, instances, range_seconds=60):
     dashboard = json.loads(Path(dashboard_path).read_text())
     choices = variables(prometheus, dashboard, config, instances)
 
-    # A regex-style place selector (what a multi-value variable would use) picks the same series.
+    # The dashboard's place selector, a regex of Grafana's escaping in a raw string (whatever
+    # escaping the data source would apply), picks the place's series and no other.
     for name, _, _ in config.places:
-        expr = substitute('weather_location_info{location=~"$place"}', {"place": name})
+        expr = substitute('weather_location_info{location=~`${place:regex}`}', {"place": name})
         got = [s["metric"]["location"] for s in instant(prometheus, expr)]
         (ok if got == [name] else fail)(f'regex-style {expr} selects {got}')
 
@@ -941,10 +952,10 @@ def weekdays(prometheus, dashboard_path, config, instance):
     target = next(t for t in week["targets"] if t.get("refId") == "weekday")
     for name, _, _ in config.places:
         where = {"job": "cloudy", "instance": instance, "place": name}
-        zone = instant(prometheus, substitute('weather_location_info{job="$job", location="$place"}', where))
+        zone = instant(prometheus, substitute('weather_location_info{job="$job", location=~`${place:regex}`}', where))
         noons = instant(prometheus, substitute(
-            '(weather_forecast_daily_sunrise_timestamp_seconds{job="$job", location="$place"}'
-            ' + weather_forecast_daily_sunset_timestamp_seconds{job="$job", location="$place"}) / 2', where))
+            '(weather_forecast_daily_sunrise_timestamp_seconds{job="$job", location=~`${place:regex}`}'
+            ' + weather_forecast_daily_sunset_timestamp_seconds{job="$job", location=~`${place:regex}`}) / 2', where))
         got = {s["metric"]["day"]: int(float(s["value"][1])) for s in instant(prometheus, substitute(target["expr"], where))}
         if not zone or not noons:
             fail(f"weekdays of {name}: no zone or no sunrise/sunset to check against")
@@ -1100,6 +1111,7 @@ PLACE_UNITS = {
     "London": {"temperature": ["celsius", "fahrenheit"], "wind_speed": ["knots"]},
     "New York": {"temperature": ["fahrenheit"], "wind_speed": ["miles_per_hour"]},
     "Oslo": {"temperature": ["fahrenheit"], "wind_speed": ["kilometers_per_hour"]},
+    "St. John's": {"temperature": ["celsius"], "wind_speed": ["kilometers_per_hour"]},
 }
 
 
