@@ -969,6 +969,8 @@ def weekdays(prometheus, dashboard_path, config, instance):
     # day before in UTC. Monday 15 June 2026 there: sunrise 07:05 and sunset 18:20 local.
     apia = {"job": "cloudy", "instance": "apia:10150", "place": "Apia"}
     labels = '{job="cloudy", instance="apia:10150", location="Apia"'
+    bergen = {"job": "cloudy", "instance": "bergen:10150", "place": "Bergen"}
+    bergen_labels = '{job="cloudy", instance="bergen:10150", location="Bergen"'
     test = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
         "interval": "1m",
         "input_series": [
@@ -978,6 +980,17 @@ def weekdays(prometheus, dashboard_path, config, instance):
         ],
         "promql_expr_test": [{"expr": substitute(target["expr"], apia), "eval_time": "0m",
                               "exp_samples": [{"labels": '{day="0"}', "value": 1}]}],
+    }, {
+        # Without sunrise and sunset (MET Norway, OpenWeatherMap's later days): today in the
+        # place's zone plus the day's number, for the days it has. At 0m, time() is 0:
+        # Thursday 1 January 1970, 01:00 in Bergen (UTC+1).
+        "interval": "1m",
+        "input_series": [
+            {"series": f'weather_forecast_daily_condition_code{bergen_labels}, day="{day}"}}', "values": "3"}
+            for day in range(3)] + [
+            {"series": f"weather_location_utc_offset_seconds{bergen_labels}}}", "values": "3600"}],
+        "promql_expr_test": [{"expr": substitute(target["expr"], bergen), "eval_time": "0m",
+                              "exp_samples": [{"labels": f'{{day="{day}"}}', "value": 4 + day} for day in range(3)]}],
     }]}
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"cloudy-weekday-{os.getpid()}.yml"
     path.write_text(yaml.safe_dump(test, sort_keys=False))
@@ -986,7 +999,8 @@ def weekdays(prometheus, dashboard_path, config, instance):
     finally:
         path.unlink()
     (ok if result.returncode == 0 else fail)(
-        "weekday of a day in Apia (UTC+13) is its own, Monday, not UTC's Sunday (promtool)"
+        "weekday of a day in Apia (UTC+13) is its own, Monday, not UTC's Sunday; without sunrise "
+        "(Bergen), today's in the place's zone plus the day (promtool)"
         + ("" if result.returncode == 0 else ": " + (result.stdout + result.stderr).strip()[-600:]))
 
 
