@@ -94,6 +94,18 @@ final class METNorwayCacheTests: XCTestCase {
         XCTAssertEqual(lastIfModifiedSince, "Mon, 15 Jun 2026 12:20:00 GMT")
     }
 
+    func testAnExpiresBeyondAnHourIsReadAsAnHour() throws {
+        answer(.ok, expiresIn: 253_402_300_799 - clock.now())  // Fri, 31 Dec 9999 23:59:59 GMT
+        let provider = provider()
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        clock.advance(by: 3599)
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 1)
+        clock.advance(by: 1)
+        XCTAssertNoThrow(try provider.fetch(berlin).get())
+        XCTAssertEqual(requestCount, 2, "asked again after an hour, not never")
+    }
+
     func testMovedCoordinatesAskAtOnce() throws {
         answer(.ok, expiresIn: 600, lastModified: "Mon, 15 Jun 2026 11:55:00 GMT")
         let provider = provider()
