@@ -7,7 +7,8 @@ public struct WeatherSnapshot: Sendable, Equatable {
     public var daily: [DailyForecast]
     /// Hourly steps, each with its own `hoursAhead` (1 = the next whole hour).
     public var hourly: [HourlyForecast]
-    /// The zone the provider reported (IANA name), or the configured one.
+    /// The zone the provider reported (IANA name), or the configured one; nil when the answer
+    /// named none this machine knows: it becomes a label and decides the days.
     public var timezone: String?
     /// Seconds east of UTC in force when the data was produced.
     public var utcOffsetSeconds: Int
@@ -26,7 +27,7 @@ public struct WeatherSnapshot: Sendable, Equatable {
         self.current = current
         self.daily = daily
         self.hourly = hourly
-        self.timezone = timezone
+        self.timezone = timezone.flatMap { Place.isTimeZoneName($0) ? $0 : nil }
         self.utcOffsetSeconds = utcOffsetSeconds
         self.latitude = latitude
         self.longitude = longitude
