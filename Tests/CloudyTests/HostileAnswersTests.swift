@@ -45,4 +45,46 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertEqual(known.timezone, "Europe/Berlin")
         XCTAssertEqual(zoneLabel(berlin, known), #"timezone="Europe/Berlin""#)
     }
+
+    /// The warnings in force at Berlin, which asks NWS, when NWS lists `listed`.
+    func inForce(_ listed: [WeatherWarning]) -> (PlaceWarnings, page: String) {
+        var place = berlin
+        place.warningSources = [.nws]
+        var board = WarningBoard()
+        board.record(place: place.name, source: "nws", .success(listed), at: 1_781_524_800)
+        let warnings = PlaceWarnings(
+            status: PlaceStatus(place: place, lastAttempt: 1_781_524_800),
+            settings: WarningSettings(sources: [WarningSourceSettings(name: .nws)]), provider: .openMeteo,
+            board: board, now: 1_781_524_860, staleAfter: 1800)
+        var page = MetricFamilies()
+        WarningFamilies.addSamples(warnings, board: board, to: &page)
+        return (warnings, String(buffer: RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheus))
+    }
+
+    func warning(_ id: String, _ severity: WarningSeverity = .minor, onset: Double = 1_781_500_000) -> WeatherWarning {
+        WeatherWarning(id: id, source: "nws", event: "Wind Advisory", severity: severity, onset: onset)
+    }
+
+    func testIdsThatOnlyDifferInWhatALabelDropsAreOneWarning() {
+        // Two series with one label set: Prometheus keeps one value, an OpenMetrics parser
+        // rejects the page.
+        let long = String(repeating: "x", count: 250)
+        let (warnings, page) = inForce([
+            warning("urn:oid:abc"), warning("urn:oid:a\u{200B}bc", .severe, onset: 1_781_510_000),
+            warning(long + "1"), warning(long + "2"), warning("urn:oid:other"),
+        ])
+        XCTAssertEqual(warnings.inForce.map(\.id), ["urn:oid:a\u{200B}bc", "urn:oid:other", long + "1"])
+        let onsets = page.split(separator: "\n").filter { $0.hasPrefix("weather_warning_onset_timestamp_seconds{") }
+        XCTAssertEqual(onsets.count, 3)
+        XCTAssertEqual(Set(onsets.map { $0.split(separator: "}")[0] }).count, 3, "one series per label set")
+        XCTAssertTrue(page.contains(#"weather_warnings{location="Berlin",severity="minor"} 2"#), page)
+    }
+
+    func testAPlaceShowsAtMostFiftyWarningsTheMostSevereFirst() {
+        let listed = (0..<3000).map { warning("urn:oid:\($0)") } + [warning("urn:oid:red", .extreme)]
+        let (warnings, page) = inForce(listed)
+        XCTAssertEqual(warnings.inForce.count, 50)
+        XCTAssertEqual(warnings.inForce.first?.id, "urn:oid:red")
+        XCTAssertEqual(page.split(separator: "\n").filter { $0.hasPrefix("weather_warning_info{") }.count, 50)
+    }
 }

@@ -8,8 +8,11 @@ public struct PlaceWarnings: Sendable {
     /// The provider whose weather answer carries alerts for this place and whether its last
     /// refresh succeeded; nil when the answer carries none.
     public let carried: (source: String, isUp: Bool)?
-    /// Most severe first.
+    /// Most severe first, one per id as a label spells it, at most `maxInForce`.
     public let inForce: [WeatherWarning]
+    /// More than any service lists for one point (a dozen in a hurricane): a longer list is a
+    /// source gone wrong, whose every entry would be series, page and CPU at each render.
+    public static let maxInForce = 50
     /// Whether any of its sources has a list for it now (answered, and not stale): without one,
     /// how many warnings are in force is not known, which is not 0.
     public let isKnown: Bool
@@ -37,16 +40,17 @@ public struct PlaceWarnings: Sendable {
             let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter)
             if snapshot != nil { isKnown = true }
             let fresh = snapshot?.warnings ?? []
-            // One series per id, even if the provider lists an alert twice.
-            var seen = Set<String>()
-            inForce += fresh.filter { warning in
-                (warning.expires.map { now < $0 } ?? true) && seen.insert(warning.id).inserted
-            }
+            inForce += fresh.filter { warning in warning.expires.map { now < $0 } ?? true }
             inForce.sort(by: WarningBoard.listedBefore)
         } else {
             carried = nil
         }
-        self.inForce = inForce
+        // One series per id as the label spells it: ids that differ only in what a label drops
+        // (invisible characters, runs of spaces, the cut at 200 characters), or an alert a
+        // provider lists twice, are one warning, the first listed (the most severe).
+        var seen = Set<[String]>()
+        inForce = inForce.filter { seen.insert([$0.source, WarningFamilies.label($0.id)]).inserted }
+        self.inForce = Array(inForce.prefix(Self.maxInForce))
         self.isKnown = isKnown
     }
 }
