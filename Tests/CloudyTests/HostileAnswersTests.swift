@@ -87,4 +87,42 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertEqual(warnings.inForce.first?.id, "urn:oid:red")
         XCTAssertEqual(page.split(separator: "\n").filter { $0.hasPrefix("weather_warning_info{") }.count, 50)
     }
+
+    func testValuesNoWeatherHasHadAreNoSamples() throws {
+        var impossible = CurrentConditions(
+            temperatureCelsius: 1e308, apparentTemperatureCelsius: -300, dewPointCelsius: .nan,
+            relativeHumidityRatio: 2.5, windSpeedMetersPerSecond: -1.4, windGustMetersPerSecond: 24,
+            windDirectionDegrees: 720, pressureMslPascals: 101_450, cloudCoverRatio: -0.1, precipitationMeters: -0.003,
+            uvIndex: 1e20, visibilityMeters: -1)
+        impossible.conditionCode = 2
+        var day = DailyForecast(daysAhead: 0)
+        (day.temperatureMaxCelsius, day.temperatureMinCelsius) = (9e307, -1e308)
+        (day.precipitationSumMeters, day.precipitationProbabilityRatio) = (0.0035, 0.87)
+        let hour = HourlyForecast(
+            hoursAhead: 1, time: 1_781_528_400, temperatureCelsius: -89.2, windSpeedMetersPerSecond: 1e9)
+        let store = WeatherStore(
+            config: Config(places: [berlin]), telemetry: ExporterTelemetry(startedAt: 0), telemetryPath: "/metrics",
+            now: 0, processMetrics: { MetricFamilies() })
+        let answer = WeatherSnapshot(current: impossible, daily: [day], hourly: [hour])
+        store.record([(berlin, nil, .success(answer))], at: 1)
+        let kept = try XCTUnwrap(store.statuses.first?.snapshot)
+        let now = kept.current
+        XCTAssertEqual(
+            [
+                now.temperatureCelsius, now.apparentTemperatureCelsius, now.dewPointCelsius, now.relativeHumidityRatio,
+                now.windSpeedMetersPerSecond, now.windDirectionDegrees, now.cloudCoverRatio, now.precipitationMeters,
+                now.uvIndex, now.visibilityMeters,
+            ],
+            Array(repeating: nil, count: 10))
+        XCTAssertEqual(now.windGustMetersPerSecond, 24, "the rest of the answer stays")
+        XCTAssertEqual(now.pressureMslPascals, 101_450)
+        XCTAssertEqual(now.conditionCode, 2)
+        XCTAssertNil(kept.daily[0].temperatureMaxCelsius)
+        XCTAssertNil(kept.daily[0].temperatureMinCelsius)
+        XCTAssertEqual(kept.daily[0].precipitationSumMeters, 0.0035)
+        XCTAssertEqual(kept.daily[0].precipitationProbabilityRatio, 0.87)
+        XCTAssertEqual(kept.hourly[0].temperatureCelsius, -89.2, "Vostok's record stays")
+        XCTAssertNil(kept.hourly[0].windSpeedMetersPerSecond)
+        XCTAssertEqual(store.statuses.first?.isUp, true, "what is left is a success")
+    }
 }

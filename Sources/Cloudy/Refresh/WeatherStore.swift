@@ -69,7 +69,7 @@ public final class WeatherStore: Sendable {
                 state.statuses[index].lastAttempt = now
                 switch outcome {
                 case .success(let snapshot):
-                    state.statuses[index].snapshot = snapshot.oneStepPerLabel()
+                    state.statuses[index].snapshot = snapshot.oneStepPerLabel().physicallyPossible()
                     state.statuses[index].lastSuccess = now
                     state.statuses[index].lastError = nil
                 case .failure(let error):
