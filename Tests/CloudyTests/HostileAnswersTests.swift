@@ -125,4 +125,21 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertNil(kept.hourly[0].windSpeedMetersPerSecond)
         XCTAssertEqual(store.statuses.first?.isUp, true, "what is left is a success")
     }
+
+    func testAirQualityNoAirHasHadIsNoSample() {
+        let report = AirQualityReport(
+            indices: AirQualityIndices(european: 1e308, epa: 66), concentrations: [.pm25: -1e-6, .pm10: 14.2e-6],
+            pollen: [.grass: 35.2, .birch: -3],
+            hourly: [HourlyAirQuality(hoursAhead: 1, time: 1, indices: AirQualityIndices(european: .nan, epa: 1e300))],
+            daily: [
+                DailyAirQuality(daysAhead: 0, indicesMax: AirQualityIndices(european: 64), pollenMax: [.grass: 1e9])
+            ])
+        let kept = AirQualityStatus().recording(.success(report), at: 1).report
+        XCTAssertEqual(kept?.indices, AirQualityIndices(epa: 66))
+        XCTAssertEqual(kept?.concentrations, [.pm10: 14.2e-6])
+        XCTAssertEqual(kept?.pollen, [.grass: 35.2])
+        XCTAssertEqual(kept?.hourly.first?.indices, AirQualityIndices())
+        XCTAssertEqual(kept?.daily.first?.indicesMax, AirQualityIndices(european: 64))
+        XCTAssertEqual(kept?.daily.first?.pollenMax, [:])
+    }
 }

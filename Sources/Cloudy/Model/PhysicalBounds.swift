@@ -19,6 +19,11 @@ enum PhysicalBounds {
     static let dailyPrecipitationMeters = 0.0...3.0
     static let uvIndex = 0.0...50.0
     static let visibilityMeters = 0.0...1_000_000.0
+    /// The EEA index passes 100 ("extremely poor") and the EPA's 500 in smoke and dust storms.
+    static let airQualityIndex = 0.0...2_000.0
+    /// A gram of a pollutant in a cubic metre of air, ten times the worst smoke measured.
+    static let concentrationGramsPerCubicMeter = 0.0...1.0
+    static let pollenGrainsPerCubicMeter = 0.0...1_000_000.0
 }
 
 extension Optional where Wrapped == Double {
@@ -67,5 +72,39 @@ extension WeatherSnapshot {
             return hour
         }
         return snapshot
+    }
+}
+
+extension AirQualityIndices {
+    func physicallyPossible() -> AirQualityIndices {
+        AirQualityIndices(
+            european: european.within(PhysicalBounds.airQualityIndex), epa: epa.within(PhysicalBounds.airQualityIndex))
+    }
+}
+
+extension AirQualityReport {
+    /// This report with every value outside `PhysicalBounds` taken out.
+    func physicallyPossible() -> AirQualityReport {
+        let pollen = { (counts: [Plant: Double]) in
+            counts.filter { PhysicalBounds.pollenGrainsPerCubicMeter.contains($0.value) }
+        }
+        var report = self
+        report.indices = indices.physicallyPossible()
+        report.concentrations = concentrations.filter {
+            PhysicalBounds.concentrationGramsPerCubicMeter.contains($0.value)
+        }
+        report.pollen = pollen(self.pollen)
+        report.hourly = hourly.map { hour in
+            var hour = hour
+            hour.indices = hour.indices.physicallyPossible()
+            return hour
+        }
+        report.daily = daily.map { day in
+            var day = day
+            day.indicesMax = day.indicesMax.physicallyPossible()
+            day.pollenMax = pollen(day.pollenMax)
+            return day
+        }
+        return report
     }
 }

@@ -33,7 +33,7 @@ public struct AirQualityStatus: Sendable, Equatable {
         next.lastAttempt = now
         switch outcome {
         case .success(let report):
-            next.report = report.oneStepPerLabel()
+            next.report = report.oneStepPerLabel().physicallyPossible()
             next.lastSuccess = now
             next.lastError = nil
         case .failure(let error):
