@@ -10,9 +10,14 @@ final class HostileAnswersTests: XCTestCase {
 
     /// The Open-Meteo fixture with its `"timezone"` value replaced by `zone` (JSON-escaped).
     func openMeteo(zone: String) throws -> WeatherSnapshot {
-        let fixture = String(decoding: try TestPaths.fixtureBytes("open-meteo-forecast.json"), as: UTF8.self)
         let quoted = String(decoding: try JSONEncoder().encode(zone), as: UTF8.self)
-        let edited = fixture.replacingOccurrences(of: #""timezone":"Europe/Berlin""#, with: #""timezone":"# + quoted)
+        return try openMeteo(replacing: #""timezone":"Europe/Berlin""#, with: #""timezone":"# + quoted)
+    }
+
+    /// The Open-Meteo fixture with `text` (once) replaced by `replacement`, decoded.
+    func openMeteo(replacing text: String, with replacement: String) throws -> WeatherSnapshot {
+        let fixture = String(decoding: try TestPaths.fixtureBytes("open-meteo-forecast.json"), as: UTF8.self)
+        let edited = fixture.replacingOccurrences(of: text, with: replacement)
         XCTAssertNotEqual(edited, fixture)
         return try XCTUnwrap(
             OpenMeteoProvider.decode(
@@ -141,5 +146,12 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertEqual(kept?.hourly.first?.indices, AirQualityIndices())
         XCTAssertEqual(kept?.daily.first?.indicesMax, AirQualityIndices(european: 64))
         XCTAssertEqual(kept?.daily.first?.pollenMax, [:])
+    }
+
+    func testAWeatherCodeWithAFractionIsNoCode() throws {
+        let half = try openMeteo(replacing: #""weather_code":2,"#, with: #""weather_code":99.5,"#)
+        XCTAssertNil(half.current.conditionCode, "not 99, thunderstorm with heavy hail")
+        let whole = try openMeteo(replacing: #""weather_code":2,"#, with: #""weather_code":3.0,"#)
+        XCTAssertEqual(whole.current.conditionCode, 3)
     }
 }

@@ -241,9 +241,9 @@ struct OpenMeteoForecast {
         }
     }
 
-    /// A WMO weather code, or nil for a number no code has.
+    /// A WMO weather code, or nil for a number no code has (99.5 is not 99, "heavy hail").
     static func code(_ value: Double) -> Int? {
-        guard value.isFinite, value >= 0, value < 1000 else { return nil }
+        guard value.isFinite, value >= 0, value < 1000, value.rounded() == value else { return nil }
         return Int(value)
     }
 }
