@@ -47,12 +47,15 @@ final class ReadinessTests: XCTestCase {
     }
 
     /// `/readyz` is a line per item whatever line breaks an upstream's reason holds: "\r\n" is one
-    /// Character, neither "\r" nor "\n", and stayed a line break.
+    /// Character, neither "\r" nor "\n", and stayed a line break. What a terminal acts on (ESC,
+    /// NUL) or hides (a direction override) is left out.
     func testAnUpstreamReasonStaysOnItsLine() {
-        var failing = status("Berlin", up: false, error: "open-meteo: HTTP 500: a\r\nb\rc\nd\u{2028}e")
+        let reason = "open-meteo: HTTP 500: a\r\nb\rc\nd\u{2028}e\u{1B}[2J\u{0}f\u{202E}g\th"
+        var failing = status("Berlin", up: false, error: reason)
         var ready = status("Lima", up: true)
         (failing.quietPeriod, ready.quietPeriod) = (nil, nil)
-        XCTAssertEqual(Readiness([ready, failing]).answer, "ready\nfailing: Berlin: open-meteo: HTTP 500: a b c d e")
+        XCTAssertEqual(
+            Readiness([ready, failing]).answer, "ready\nfailing: Berlin: open-meteo: HTTP 500: a b c d e[2Jfg h")
     }
 
     func testCardsSayItWhateverTheirState() {

@@ -1,7 +1,18 @@
 extension String {
-    /// The text on one line (line breaks become spaces), for plain-text answers that list one
-    /// item a line: `/readyz`, a refused reload. The text comes from providers and the config.
+    /// The text on one line, for plain-text answers that list one item a line: `/readyz`, a
+    /// refused reload. The text comes from providers and the config, so line breaks (U+2028 and
+    /// NEL too) and tabs become spaces, and what a terminal would act on or hide is dropped:
+    /// control characters (ESC clears a screen) and invisible format characters (a direction
+    /// override turns the rest of the line around), as in labels (`WarningFamilies.isShown`).
     var onOneLine: String {
-        String(map { $0.isNewline ? " " : $0 })  // "\r\n" is one Character, and a newline
+        var line = String.UnicodeScalarView()
+        for character in self {  // "\r\n" is one Character, and a newline
+            if character.isNewline || character == "\t" {
+                line.append(" ")
+            } else {
+                line.append(contentsOf: character.unicodeScalars.filter(WarningFamilies.isShown))
+            }
+        }
+        return String(line)
     }
 }
