@@ -66,6 +66,11 @@ public struct Place: Sendable, Equatable {
         }
         return written && TimeZone(identifier: name) != nil
     }
+
+    /// `name` when it passes `isTimeZoneName`, else nil: for zones an upstream names.
+    static func knownTimeZone(_ name: String?) -> String? {
+        name.flatMap { isTimeZoneName($0) ? $0 : nil }
+    }
 }
 
 /// What to ask the geocoder: `"Springfield, Illinois"` (text after a comma narrows the match to

@@ -27,7 +27,7 @@ public struct WeatherSnapshot: Sendable, Equatable {
         self.current = current
         self.daily = daily
         self.hourly = hourly
-        self.timezone = timezone.flatMap { Place.isTimeZoneName($0) ? $0 : nil }
+        self.timezone = Place.knownTimeZone(timezone)
         self.utcOffsetSeconds = utcOffsetSeconds
         self.latitude = latitude
         self.longitude = longitude

@@ -22,10 +22,6 @@ public final class Geocoder: @unchecked Sendable {
         static func isOnTheGlobe(_ latitude: Double, _ longitude: Double) -> Bool {
             (-90...90).contains(latitude) && (-180...180).contains(longitude)
         }
-
-        /// The zone the geocoder named, when it is one Cloudy can send and read (the config's
-        /// rule): a zone that is not goes into every request for the place, and fails them.
-        var knownTimeZone: String? { timezone.flatMap { Place.isTimeZoneName($0) ? $0 : nil } }
     }
 
     private let lock = NIOLock()
@@ -144,7 +140,9 @@ public final class Geocoder: @unchecked Sendable {
         var place = place
         place.latitude = choice.latitude
         place.longitude = choice.longitude
-        place.timezone = place.timezone ?? choice.knownTimeZone
+        // The zone goes into every request for the place: one Cloudy cannot send and read (a
+        // state file from before this rule) would fail them all. As the config's rule.
+        place.timezone = place.timezone ?? Place.knownTimeZone(choice.timezone)
         place.isLocated = true
         return place
     }
@@ -183,9 +181,9 @@ public final class Geocoder: @unchecked Sendable {
         let alternatives = matches.dropFirst().prefix(4).map {
             "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))"
         }
-        var found = Found(
-            search: search, latitude: latitude, longitude: longitude, timezone: choice.timezone, label: choice.label)
-        found.timezone = found.knownTimeZone
+        let found = Found(
+            search: search, latitude: latitude, longitude: longitude, timezone: Place.knownTimeZone(choice.timezone),
+            label: choice.label)
         var metadata: Logger.Metadata = [
             "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)",
             "longitude": "\(longitude)",
