@@ -131,9 +131,18 @@ public final class CurlHTTPClient: Sendable {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
             var kind = Self.kind(of: code, exchange: exchange)
             var sent = 0
-            if kind == .cancelled, cloudy_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &sent) == CURLE_OK, sent == 0
-            {
+            let nothingSent = cloudy_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &sent) == CURLE_OK && sent == 0
+            if kind == .cancelled, nothingSent {
                 kind = .notSent  // cut short while connecting: nothing reached the provider
+            }
+            if kind == .timeout, nothingSent {
+                // Out of time before the request went: the connect (packets dropped on the way)
+                // or, once connected (a local port is known), the TLS handshake. The provider
+                // never saw it.
+                var localPort = 0
+                let isConnected =
+                    cloudy_curl_getinfo_long(handle, CURLINFO_LOCAL_PORT, &localPort) == CURLE_OK && localPort > 0
+                kind = isConnected ? .tls : .connect
             }
             return .failure(HTTPClientError(kind, detail))
         }
