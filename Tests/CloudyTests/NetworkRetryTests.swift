@@ -81,11 +81,13 @@ final class NetworkRetryTests: XCTestCase {
         config.places.append(Place(name: "Springfield", city: CitySearch(query: "Springfield")))
         rig.start(config)
         rig.clock.advance(by: 0)
+        rig.refresher.waitForQueuedWork()  // the look-up, on the geocoder's queue
         XCTAssertEqual(rig.placesUp, 1)
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "the fast retry, for the city")
         let back = try ScriptedHTTPServer(port: port) { _ in .respond(status: .ok, headers: [], body: fixture) }
         defer { back.stop() }
         rig.clock.advance(by: 2)
+        rig.refresher.waitForQueuedWork()
         XCTAssertEqual(rig.placesUp, 2, "located and fetched two seconds later")
         XCTAssertEqual(rig.asked.map(\.places), [1, 1], "only the city is asked in the retry")
     }

@@ -68,7 +68,7 @@ final class UndecodableAnswerTests: XCTestCase {
                 Geocoder(
                     baseURL: $0.baseURL, storagePath: storage.path, client: $0.client, recorder: $0.recorder,
                     logger: logger
-                ).locate([berlinByName], now: 0, retryInterval: 60)
+                ).locateWaiting([berlinByName], now: 0, retryInterval: 60)
             },
         ]
         for (index, outcome) in outcomes.enumerated() {

@@ -1,12 +1,19 @@
+import Dispatch
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
 /// Finds `city:` places through Open-Meteo's geocoding API (first match, narrowed by `country:`
 /// and by text after a comma), logs the choice and the alternatives, and remembers it in
-/// `<storage>/places.json` so a restart does not depend on the geocoder. A failed look-up is
-/// not fatal: that place waits and retries with back-off while the others run; one that could
-/// not reach the geocoder (DNS, connect, TLS) is a `.network` failure the refresher retries soon.
+/// `<storage>/places.json` so a restart does not depend on the geocoder.
+///
+/// Look-ups run on a queue of their own, at most `lanes` at a time, each within
+/// `refresh.timeout`: a geocoder that hangs holds up only the places waiting for it, never a
+/// refresh of the others (weather, air quality or warnings). A feed that asks for a place still
+/// being looked up goes on without it and is told when the look-up is over, found or not. A
+/// failed look-up is not fatal: that place waits and retries with back-off (at least 30 s
+/// apart); one that could not reach the geocoder (DNS, connect, TLS) is a `.network` failure,
+/// retried soon as the feeds retry their own.
 public final class Geocoder: @unchecked Sendable {
     struct Found: Codable, Equatable {
         var search: CitySearch
@@ -24,36 +31,79 @@ public final class Geocoder: @unchecked Sendable {
         }
     }
 
+    /// A place's failed look-up: what was searched for, when to ask again, and what to say.
+    private struct Failure {
+        var search: CitySearch
+        var backoff: Backoff
+        var error: WeatherFetchError
+    }
+
+    /// A look-up to run: the place's name, what to search for, and how far apart its retries go.
+    private struct LookUp {
+        var name: String
+        var search: CitySearch
+        var retryInterval: Double
+    }
+
+    /// Look-ups at once, at most: a few `city:` places are found together, and a geocoder that
+    /// hangs costs a hundred of them `refresh.timeout` each over `lanes` threads, not one thread
+    /// each.
+    static let lanes = 4
+    /// The shortest wait before a place whose look-up was answered with a failure is looked up
+    /// again, whatever the refresh interval: a typo in `city:` stays wrong.
+    static let shortestRetry: Double = 30
+    /// The first wait after a look-up that did not reach the geocoder; it doubles while that goes on.
+    static let firstNetworkRetry: Double = 2
+
     private let lock = NIOLock()
-    /// Set on a reload while feeds on other queues may be locating: a lock of its own, so a
-    /// look-up under `lock` can read it.
+    /// Set on a reload while look-ups run: locks of their own, so a look-up can read them.
     private let base: NIOLockedValueBox<String>
     var baseURL: String {
         get { base.withLockedValue { $0 } }
         set { base.withLockedValue { $0 = newValue } }
     }
-    private let client: CurlHTTPClient
-    private let recorder: UpstreamRecording
-    private let logger: Logger
+    private let limit: NIOLockedValueBox<Double>
+    /// `refresh.timeout`: the longest a look-up may take, connecting included.
+    var timeout: Double {
+        get { limit.withLockedValue { $0 } }
+        set { limit.withLockedValue { $0 = newValue } }
+    }
+    let client: CurlHTTPClient
+    let recorder: UpstreamRecording
+    let logger: Logger
+    private let clock: ExporterClock
     private let stateFile: URL
     /// `places.json` holds a few hundred bytes a place: a bigger file is not one Cloudy wrote,
     /// and reading it whole could exhaust a pod's memory at every start.
     static let maxFileBytes = 16 << 20
+    // Touched only under `lock`:
     private var found: [String: Found]
-    /// Places whose last look-up failed: what was searched for, when to ask again, and why. A
-    /// place searched for anew (a reload fixed its `city:`) does not wait for the old search.
-    private var retries: [String: (search: CitySearch, backoff: Backoff, reason: String)] = [:]
+    /// Places whose last look-up failed. A place searched for anew (a reload fixed its `city:`)
+    /// does not wait for the old search.
+    private var failures: [String: Failure] = [:]
+    /// Look-ups not begun yet, in the order asked for.
+    private var queued: [LookUp] = []
+    /// What each place queued or being looked up is searched for.
+    private var underWay: [String: CitySearch] = [:]
+    private var busyLanes = 0
+    /// Whom to tell when a place's look-up is over, one call per caller (a feed).
+    private var waiters: [String: [ObjectIdentifier: @Sendable (String) -> Void]] = [:]
+    private let lookUps = DispatchQueue(label: "cloudy.geocoder", attributes: .concurrent)
+    private let working = DispatchGroup()
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
     private let jitter: @Sendable () -> Double
 
     public init(
-        baseURL: String, storagePath: String, client: CurlHTTPClient, recorder: UpstreamRecording,
-        logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        baseURL: String, timeout: Double = 10, storagePath: String, client: CurlHTTPClient,
+        recorder: UpstreamRecording, logger: Logger, clock: ExporterClock = SystemClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         base = NIOLockedValueBox(baseURL)
+        limit = NIOLockedValueBox(timeout)
         self.client = client
         self.recorder = recorder
         self.logger = logger
+        self.clock = clock
         self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
         let size = StorageFile.size(of: stateFile)
@@ -83,57 +133,112 @@ public final class Geocoder: @unchecked Sendable {
         }
     }
 
-    /// Each place with coordinates: as configured, from the state file, or looked up now.
-    /// A place that cannot be located yet comes back as a failure saying why. `now` (Unix
-    /// seconds) times the retries and reads `Retry-After` dates.
+    /// Each place with coordinates (as configured, from the state file, or found earlier), why
+    /// it cannot be located now, or nil while its look-up is under way: the look-up is begun
+    /// here if it is not, and `whenLookedUp` is called with the place's name (on the geocoder's
+    /// queue, once per `caller`) when it is over. `now` (Unix seconds) times the retries;
+    /// `retryInterval` spaces the look-ups of a place that failed.
     public func locate(
-        _ places: [Place], now: Double,
-        retryInterval: Double
-    ) -> [Result<Place, WeatherFetchError>] {
-        places.map { place in
-            guard let search = place.city else { return .success(place) }
-            return lock.withLock { locate(place, search: search, now: now, retryInterval: retryInterval) }
+        _ places: [Place], now: Double, retryInterval: Double, caller: ObjectIdentifier,
+        whenLookedUp: @escaping @Sendable (String) -> Void
+    ) -> [Result<Place, WeatherFetchError>?] {
+        let locations = lock.withLock {
+            places.map { place -> Result<Place, WeatherFetchError>? in
+                guard let search = place.city else { return .success(place) }
+                if let known = found[place.name], known.search == search, known.isOnTheGlobe {
+                    return .success(located(place, known))
+                }
+                if let failure = failures[place.name], failure.search == search, now < failure.backoff.notBefore {
+                    return .failure(failure.error)
+                }
+                waiters[place.name, default: [:]][caller] = whenLookedUp
+                if underWay[place.name] != search {
+                    underWay[place.name] = search
+                    queued.append(LookUp(name: place.name, search: search, retryInterval: retryInterval))
+                }
+                return nil
+            }
+        }
+        startLanes()
+        return locations
+    }
+
+    /// Returns once no look-up is queued or running (tests: what a look-up leads to is then
+    /// queued on the feeds that wait for it).
+    func waitForLookUps() {
+        working.wait()
+    }
+
+    /// Puts idle lanes to work on the queued look-ups.
+    private func startLanes() {
+        let idle = lock.withLock {
+            let idle = min(queued.count, Self.lanes - busyLanes)
+            busyLanes += idle
+            return idle
+        }
+        for _ in 0..<idle {
+            working.enter()
+            lookUps.async {
+                self.work()
+                self.working.leave()
+            }
         }
     }
 
-    private func locate(
-        _ place: Place, search: CitySearch, now: Double,
-        retryInterval: Double
-    ) -> Result<Place, WeatherFetchError> {
-        if let known = found[place.name], known.search == search, known.isOnTheGlobe {
-            return .success(located(place, known))
-        }
-        if let waiting = retries[place.name], waiting.search == search, now < waiting.backoff.notBefore {
-            return .failure(WeatherFetchError("geocoding \(search.description): \(waiting.reason); retrying later"))
-        }
-        switch lookUp(search, now: now) {
-        case .success(let choice):
-            found[place.name] = choice
-            retries[place.name] = nil
-            save()
-            return .success(located(place, choice))
-        case .failure(let error):
-            if error.cause == .network {
-                // The geocoder was not reached: the refresher's retries decide when to ask again
-                // (soon while the network comes up, as for a forecast), not a back-off of our own.
-                retries[place.name] = nil
-            } else {
-                let earlier = retries[place.name].flatMap { $0.search == search ? $0.backoff : nil }
-                var backoff = earlier ?? Backoff(interval: max(30, retryInterval))
-                backoff.recordFailure(now: now, retryAfter: error.retryAfter, jitter: jitter())
-                retries[place.name] = (search, backoff, error.message)
+    /// One lane: looks up the queued places one after another until none is left.
+    private func work() {
+        while let next = lock.withLock({ () -> LookUp? in
+            guard !queued.isEmpty else {
+                busyLanes -= 1
+                return nil
             }
+            return queued.removeFirst()
+        }) {
+            let outcome = lookUp(next.search, now: clock.now())
+            let told = lock.withLock { settle(next, outcome) }
+            for tell in told { tell(next.name) }
+        }
+    }
+
+    /// Keeps what a look-up found or why it failed, and says whom to tell. A look-up the
+    /// shutdown cut short leaves nothing: the next start asks again.
+    private func settle(_ lookUp: LookUp, _ outcome: Result<Found, WeatherFetchError>) -> [@Sendable (String) -> Void] {
+        let name = lookUp.name
+        let search = lookUp.search
+        if underWay[name] == search { underWay[name] = nil }
+        guard !client.isCancelled else {
+            waiters[name] = nil
+            return []
+        }
+        switch outcome {
+        case .success(let choice):
+            found[name] = choice
+            failures[name] = nil
+            save()
+        case .failure(let error):
+            let network = error.cause == .network
+            // The geocoder was not reached: asked again soon, as the feeds retry a forecast that
+            // could not reach its API, not after the back-off of a failed answer.
+            let earlier = failures[name].flatMap {
+                $0.search == search && ($0.error.cause == .network) == network ? $0.backoff : nil
+            }
+            var backoff =
+                earlier
+                ?? Backoff(interval: network ? Self.firstNetworkRetry : max(Self.shortestRetry, lookUp.retryInterval))
+            backoff.recordFailure(now: clock.now(), retryAfter: error.retryAfter, jitter: jitter())
+            // "geocoding: timed out" from the client, "HTTP 503" from an answer: said once.
+            let reason = error.message.hasPrefix("geocoding: ") ? String(error.message.dropFirst(11)) : error.message
+            failures[name] = Failure(
+                search: search, backoff: backoff,
+                error: WeatherFetchError(
+                    "geocoding \(search.description): \(reason)", cause: network ? .network : .other))
             logger.warning(
                 "city look-up failed",
-                metadata: [
-                    "location": "\(place.name)", "city": "\(search.description)", "reason": "\(error.message)",
-                ])
-            return .failure(
-                WeatherFetchError(
-                    "geocoding \(search.description): \(error.message)",
-                    cause: error.cause == .network ? .network : .other
-                ))
+                metadata: ["location": "\(name)", "city": "\(search.description)", "reason": "\(reason)"])
         }
+        // A reload that searches for the place anew while this look-up ran waits for its own.
+        guard underWay[name] == nil else { return [] }
+        return waiters.removeValue(forKey: name).map { Array($0.values) } ?? []
     }
 
     private func located(_ place: Place, _ choice: Found) -> Place {
@@ -147,73 +252,6 @@ public final class Geocoder: @unchecked Sendable {
         return place
     }
 
-    func url(for search: CitySearch) -> String {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&=+?#,")
-        var url =
-            baseURL + "/v1/search?name=" + (search.query.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
-            + "&count=10&language=en&format=json"
-        if let country = search.country { url += "&countryCode=" + country }
-        return url
-    }
-
-    private func lookUp(_ search: CitySearch, now: Double) -> Result<Found, WeatherFetchError> {
-        let request = HTTPRequest(url: url(for: search), headers: [("Accept", "application/json")], timeout: 10)
-        let answer = client.fetch(request, countedAs: "geocoding", by: recorder) {
-            response -> Result<GeocodingAnswer, WeatherFetchError> in
-            guard response.status == 200 else {
-                // The message gets its "geocoding <city>: " prefix where the place's error is made.
-                return .failure(WeatherAPI.refusal(response, from: nil, now: now))
-            }
-            return WeatherAPI.decode(GeocodingAnswer.self, from: response.body, as: "answer")
-        }
-        let results: [GeocodingResult]
-        switch answer {
-        case .success(let answer): results = answer.results ?? []
-        case .failure(let error): return .failure(error)
-        }
-        let matches = Self.narrow(results, search)
-        guard let choice = matches.first, let latitude = choice.latitude, let longitude = choice.longitude,
-            Found.isOnTheGlobe(latitude, longitude)
-        else {
-            return .failure(WeatherFetchError("no place matches"))
-        }
-        let alternatives = matches.dropFirst().prefix(4).map {
-            "\($0.label) (\($0.latitude ?? 0), \($0.longitude ?? 0))"
-        }
-        let found = Found(
-            search: search, latitude: latitude, longitude: longitude, timezone: Place.knownTimeZone(choice.timezone),
-            label: choice.label)
-        var metadata: Logger.Metadata = [
-            "city": "\(search.description)", "chosen": "\(choice.label)", "latitude": "\(latitude)",
-            "longitude": "\(longitude)",
-            "timezone": "\(found.timezone ?? "")", "alternatives": "\(alternatives.joined(separator: "; "))",
-        ]
-        if let ignored = choice.timezone, found.timezone == nil {
-            metadata["ignored_timezone"] = "\(ignored)"
-        }
-        logger.info("city resolved", metadata: metadata)
-        return .success(found)
-    }
-
-    /// Results in the geocoder's order, keeping only those in `country` and, when the query has
-    /// text after a comma, those whose country, country code or region matches it (if any do).
-    static func narrow(_ results: [GeocodingResult], _ search: CitySearch) -> [GeocodingResult] {
-        var matches = results
-        if let country = search.country {
-            matches = matches.filter { $0.country_code?.uppercased() == country.uppercased() }
-        }
-        if let comma = search.query.firstIndex(of: ",") {
-            let qualifier = search.query[search.query.index(after: comma)...].trimmingCharacters(in: .whitespaces)
-                .lowercased()
-            let qualified = matches.filter { result in
-                [result.country, result.country_code, result.admin1].compactMap { $0?.lowercased() }.contains(qualifier)
-            }
-            if !qualified.isEmpty { matches = qualified }
-        }
-        return matches
-    }
-
     private func save() {
         do {
             let encoder = JSONEncoder()
@@ -225,22 +263,4 @@ public final class Geocoder: @unchecked Sendable {
                 metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
         }
     }
-}
-
-struct GeocodingAnswer: Decodable {
-    let results: [GeocodingResult]?
-}
-
-// Properties carry the API's own JSON field names, so decoding needs no key mapping.
-// swift-format-ignore: AlwaysUseLowerCamelCase
-struct GeocodingResult: Decodable {
-    let name: String?
-    let latitude: Double?
-    let longitude: Double?
-    let country_code: String?
-    let country: String?
-    let admin1: String?
-    let timezone: String?
-
-    var label: String { [name, admin1, country].compactMap { $0 }.joined(separator: ", ") }
 }

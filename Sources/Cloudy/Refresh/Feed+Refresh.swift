@@ -10,27 +10,37 @@ import Logging
 /// for, record and render each, and finish with the back-off and the next refresh armed.
 extension Feed {
     /// Starts a refresh of every place, or of the places named: locates them, then asks.
-    func begin(only names: Set<String>?, retryingNetwork: Bool) {
+    /// `afterLookUp`: the places named were just looked up (`lookedUp`).
+    func begin(only names: Set<String>?, retryingNetwork: Bool, afterLookUp: Bool = false) {
         idle.enter()
         defer { idle.leave() }
         let started = clock.now()
         let all = schedule.places
+        // Places looked up while the last refresh ran are asked by the next one.
+        let names = names.map { $0.union(lookedUpMeanwhile) }
+        lookedUpMeanwhile = []
         var places = names.map { wanted in all.filter { wanted.contains($0.name) } } ?? all
         let coversEveryPlace = places.count == all.count
         if coversEveryPlace { lastStarted = started }
         let began = DispatchTime.now()
-        // `city:` places are located first; those not found yet wait while the others are fetched.
-        var located =
-            locator?.locate(places, now: started, retryInterval: backoffState.interval) ?? places.map { .success($0) }
-        // A place the source does not ask once located (outside its area) takes no part.
+        // `city:` places are located first; one still being looked up is asked when the look-up
+        // is over, and those that cannot be located wait while the others are fetched.
+        let locations =
+            locator?.locate(
+                places, now: started, retryInterval: backoffState.interval, caller: ObjectIdentifier(self)
+            ) { [weak self] name in
+                guard let self else { return }
+                self.queue.async { self.lookedUp(name) }
+            } ?? places.map { .success($0) }
+        // A place being looked up, or one the source does not ask once located (outside its
+        // area), takes no part.
         let asked = places.indices.filter { index in
-            guard case .success(let place) = located[index] else { return true }
+            guard let location = locations[index] else { return false }
+            guard case .success(let place) = location else { return true }
             return source.asks(place)
         }
-        if asked.count < places.count {
-            places = asked.map { places[$0] }
-            located = asked.map { located[$0] }
-        }
+        let located = asked.compactMap { locations[$0] }
+        places = asked.map { places[$0] }
         guard !places.isEmpty else {
             arm(in: backoffState.nextRefresh(after: lastStarted) - started)
             return
@@ -38,6 +48,7 @@ extension Feed {
         var run = RefreshRun<Report>(
             places: places, located: located, started: started, coversEveryPlace: coversEveryPlace)
         run.retriesNetwork = retryingNetwork
+        run.followsLookUp = afterLookUp
         let unlocated = located.indices.filter { run.location(at: $0) == nil }
         if !unlocated.isEmpty {
             recorder.record(
@@ -232,7 +243,10 @@ extension Feed {
             arm(in: fastRetry, only: everyPlace ? nil : Set(networkWaiting), retryingNetwork: true)
         } else {
             if networkWaiting.isEmpty { networkRetries = 0 }
-            if !fetched.isEmpty, upstreamFailures.count == fetched.count {
+            if run.followsLookUp {
+                // Places asked because their look-up just ended say too little of the upstream
+                // to move its back-off.
+            } else if !fetched.isEmpty, upstreamFailures.count == fetched.count {
                 let retryAfter = upstreamFailures.compactMap(\.retryAfter).max()
                 backoffState.recordFailure(now: now, retryAfter: retryAfter, jitter: jitter())
                 logger.info(
@@ -258,6 +272,7 @@ extension Feed {
                 "duration_seconds": "\(SampleValue.format((run.busySeconds * 1000).rounded() / 1000))",
                 "provider": "\(source.providerLabel)",
             ])
+        if !lookedUpMeanwhile.isEmpty { askLookedUp(lookedUpMeanwhile) }
     }
 
     private static func seconds(since start: DispatchTime) -> Double {

@@ -82,11 +82,15 @@ public struct FeedSchedule: Sendable, Equatable {
 }
 
 /// Finds the coordinates of `city:` places before a feed asks for them (the `Geocoder`).
-/// Several feeds may share one: it is safe from any queue.
+/// Several feeds may share one: it is safe from any queue, and never makes a feed wait.
 public protocol PlaceLocator: Sendable {
-    /// Each place with coordinates, or why it cannot be located yet; `retryInterval` spaces
-    /// the look-ups of a place that failed.
-    func locate(_ places: [Place], now: Double, retryInterval: Double) -> [Result<Place, WeatherFetchError>]
+    /// Each place with coordinates, why it cannot be located yet, or nil while it is being
+    /// looked up: `whenLookedUp` is then called with its name (once per `caller`, on any queue)
+    /// when the look-up is over. `retryInterval` spaces the look-ups of a place that failed.
+    func locate(
+        _ places: [Place], now: Double, retryInterval: Double, caller: ObjectIdentifier,
+        whenLookedUp: @escaping @Sendable (String) -> Void
+    ) -> [Result<Place, WeatherFetchError>?]
 }
 
 extension Geocoder: PlaceLocator {}

@@ -24,6 +24,8 @@ struct RefreshRun<Report: Sendable> {
     var waitsForQuietPeriod = false
     /// The run is a fast retry after network failures before the places' first weather.
     var retriesNetwork = false
+    /// The run asks places whose look-up just ended (`Feed.lookedUp`).
+    var followsLookUp = false
     /// Outcomes are recorded in the store that no page shows yet.
     var hasUnrendered = false
 

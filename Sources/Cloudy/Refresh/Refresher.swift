@@ -34,8 +34,8 @@ public final class Refresher: ScheduledFeed {
         let config = store.config
         let budget = callBudget(config)
         geocoder = Geocoder(
-            baseURL: config.geocodingURL, storagePath: storagePath, client: client,
-            recorder: store.telemetry, logger: logger, jitter: jitter)
+            baseURL: config.geocodingURL, timeout: config.refresh.timeout, storagePath: storagePath, client: client,
+            recorder: store.telemetry, logger: logger, clock: clock, jitter: jitter)
         account = QuotaAccount(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
             file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger)
@@ -73,6 +73,7 @@ public final class Refresher: ScheduledFeed {
         let budget = callBudget(config)
         let restart = account.update(provider: config.provider.name, url: config.provider.url, quota: budget.quota)
         geocoder.baseURL = config.geocodingURL
+        geocoder.timeout = config.refresh.timeout
         let source =
             fetchSettingsChanged
             ? ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
@@ -80,8 +81,11 @@ public final class Refresher: ScheduledFeed {
         feed.apply(Self.schedule(config, budget: budget), source: source, restart: restart)
     }
 
-    /// Returns once the work queued so far (a reload's `apply`, a refresh) has run.
+    /// Returns once the work queued so far (a reload's `apply`, a refresh, the look-ups it
+    /// began and what they led to) has run.
     func waitForQueuedWork() {
+        feed.waitForQueuedWork()
+        geocoder.waitForLookUps()
         feed.waitForQueuedWork()
     }
 
