@@ -255,3 +255,27 @@ extension QuotaStateTests {
         XCTAssertEqual(account.spent(inLast: 86_400, at: 3_000), 3, accuracy: 1e-9, "the mirror's own")
     }
 }
+
+extension QuotaStateTests {
+    /// A stop while two batches hang and a third waits for them: quota.json keeps the two sent,
+    /// not the one the stop kept from going out (providers.md, "Across restarts").
+    func testAStopTakesBackTheBatchItKeptFromGoingOut() throws {
+        let budget = CallBudget(quota: Quota(limits: [.day: 100_000]), callsPerPlace: 2.9)
+        var config = rig.config(places: 250)
+        config.refresh.parallelRequests = 2
+        rig.answer { _ in .hang }
+        rig.start(config, budget: budget)
+        let clock = rig.clock
+        let refreshing = DispatchGroup()
+        DispatchQueue.global().async(group: refreshing) { clock.advance(by: 0) }  // blocks in the batches
+        let deadline = Date().addingTimeInterval(10)
+        while rig.asked.count < 2, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(rig.asked.map(\.places), [100, 100], "two batches out, the third waiting")
+        rig.refresher.stop()
+        let kept = QuotaAccount(
+            provider: .openMeteo, url: rig.server.baseURL, quota: budget.quota, file: file, now: clock.now(),
+            logger: rig.log.logger)
+        XCTAssertEqual(kept.spent(inLast: 86400, at: clock.now()), 580, accuracy: 1e-6, "200 places × 2.9, not 250")
+        refreshing.wait()
+    }
+}

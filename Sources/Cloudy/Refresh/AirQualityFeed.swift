@@ -83,7 +83,7 @@ public final class AirQualityFeed: ScheduledFeed {
             return
         }
         // Another account: calls spent and a quiet period belong to the one that was asked.
-        feed.stop(timeout: 0.5)
+        feed.stop(timeout: Feed<AirQualityReport>.stopWait)
         if case .own = Self.spending(previous) {
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
         }

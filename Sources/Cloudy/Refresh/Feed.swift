@@ -62,6 +62,10 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     static var firstNetworkRetry: Double { 2 }
     /// How long after a past batch leaves a window the next paced batch goes out.
     static var pacingMargin: Double { 1 }
+    /// How long a stop waits for the refresh in flight: libcurl notices a cancel at its next
+    /// progress tick, up to a second away while an answer is awaited. Waiting that out lets the
+    /// refresh settle its calls, so quota.json takes back the requests the stop kept from going out.
+    public static var stopWait: Double { 1.5 }
 
     /// A feed asking `source` for `schedule`'s places, spending `account`, recording into
     /// `recorder`. `client` is the one `source` fetches through: `stop` cancels it (feeds that
@@ -101,7 +105,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
 
     /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
     /// (shutdown must not wait on a hung upstream).
-    public func stop(timeout: Double = 0.5) {
+    public func stop(timeout: Double = stopWait) {
         client.cancelAll()
         queue.async {
             self.running = false

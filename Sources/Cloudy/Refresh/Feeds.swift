@@ -16,7 +16,7 @@ public struct Feeds: Sendable {
     }
 
     /// Stops them side by side, so shutdown waits `timeout` at most, not once per feed.
-    public func stop(timeout: Double = 0.5) {
+    public func stop(timeout: Double = Feed<WeatherSnapshot>.stopWait) {
         let all = self.all
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop(timeout: timeout) }
     }

@@ -56,7 +56,7 @@ public final class Refresher: ScheduledFeed {
 
     /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
     /// (shutdown must not wait on a hung upstream).
-    public func stop(timeout: Double = 0.5) {
+    public func stop(timeout: Double = Feed<WeatherSnapshot>.stopWait) {
         feed.stop(timeout: timeout)
     }
 
