@@ -131,6 +131,7 @@ final class WarningSourcesTests: XCTestCase {
         }
         XCTAssertEqual(telemetry.upstreamCodes(provider: "met-norway-metalerts"), ["503": 1, "connect": 1])
         XCTAssertEqual(telemetry.upstreamCodes(provider: "met-norway"), [:], "the forecast's name stays its own")
+        XCTAssertEqual(source.providerLabel, "met-norway-metalerts", "its feed's log lines, as its requests")
     }
 
     func testDWDThroughBrightSkyAndItsNotCoveredAnswer() throws {

@@ -12,9 +12,9 @@ extension WarningSource {
     /// `source` as a label value.
     var label: String { name.rawValue }
 
-    /// Its feed's log lines name it as the config does (`nws`, `met-norway`, `dwd`); its requests
-    /// are counted under `name.upstreamLabel`.
-    public var providerLabel: String { name.rawValue }
+    /// Its feed's log lines name it as its requests are counted (`nws`, `dwd`,
+    /// `met-norway-metalerts`: apart from MET Norway's forecast, `met-norway`).
+    public var providerLabel: String { name.upstreamLabel }
 
     /// One GET through `upstream`, its answer made the place's warnings by `read`, counted in
     /// `cloudy_exporter_upstream_requests_total` under the source's `upstreamLabel` (`decode` for

@@ -13,7 +13,7 @@ from .processes import spawn, stop
 
 # The `provider` of the warning services' feeds: their "refresh finished" lines are asks for
 # warnings, not weather refreshes, and go to `warning_refreshes`.
-WARNING_SOURCES = {"nws", "met-norway", "dwd"}
+WARNING_SOURCES = {"nws", "met-norway-metalerts", "dwd"}
 
 
 class Exporter:
