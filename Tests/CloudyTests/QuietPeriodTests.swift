@@ -82,14 +82,14 @@ final class QuietPeriodTests: XCTestCase {
         rig.clock.advance(by: 0)
         XCTAssertNotNil(rig.refresher.quietPeriod)
         XCTAssertTrue(rig.readyz.contains("no requests to open-meteo until"), rig.readyz)
-        // The same scripted server under another URL (a self-hosted instance): a quota that is
-        // not the refused one.
-        rig.answerForecasts()
+        // Another server (a self-hosted instance): a quota that is not the refused one.
+        let mirror = try rig.mirror()
+        defer { mirror.server.stop() }
         var new = old
-        new.provider = ProviderSettings(url: rig.server.baseURL + "/")
+        new.provider = ProviderSettings(url: mirror.server.baseURL)
         rig.reload(to: new, from: old)
         rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.count, 2, "the new provider is asked at once")
+        XCTAssertEqual(mirror.asked.withLockedValue { $0 }, [2], "the new provider is asked at once")
         XCTAssertNil(rig.refresher.quietPeriod)
         XCTAssertEqual(rig.refresher.backoff.notBefore, 0)
         XCTAssertEqual(rig.placesUp, 2)

@@ -52,12 +52,21 @@ final class QuotaStateTests: XCTestCase {
         XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9, 7])
         XCTAssertEqual(rig.readyz, "ready", "no batch waits: nothing about pacing")
 
-        // Another URL is another quota: what was spent on this one does not hold it back.
+        // The same server under another spelling is the same quota: the minute still holds 7.
+        var respelled = config
+        respelled.provider = ProviderSettings(
+            url: rig.server.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost"))
+        restart(respelled, budget: budget)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9, 7, 2])
+        // Another server is another quota: what was spent on this one does not hold it back.
+        let mirror = try rig.mirror()
+        defer { mirror.server.stop() }
         var other = config
-        other.provider = ProviderSettings(url: rig.server.baseURL + "/")
+        other.provider = ProviderSettings(url: mirror.server.baseURL)
         restart(other, budget: budget)
         rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.map(\.places), [9, 9, 9, 7, 9])
+        XCTAssertEqual(mirror.asked.withLockedValue { $0 }, [9])
     }
 
     func testAQuietPeriodSurvivesARestart() throws {

@@ -71,6 +71,20 @@ final class RefresherRig: @unchecked Sendable {
         }
     }
 
+    /// Another Open-Meteo on a port of its own (a self-hosted instance, another quota) that
+    /// answers every place asked; it records how many places each of its requests asked for.
+    func mirror() throws -> (server: ScriptedHTTPServer, asked: NIOLockedValueBox<[Int]>) {
+        let entry = self.entry
+        let asked = NIOLockedValueBox<[Int]>([])
+        let server = try ScriptedHTTPServer { head in
+            let count = Self.placeCount(head.uri)
+            asked.withLockedValue { $0.append(count) }
+            let entries = Array(repeating: entry, count: count).joined(separator: ",")
+            return .respond(status: .ok, headers: [], body: Array(("[" + entries + "]").utf8))
+        }
+        return (server, asked)
+    }
+
     /// `status` with Open-Meteo's error body `{"error":true,"reason":…}`.
     func answer(status: HTTPResponseStatus, reason: String, headers: [(String, String)] = []) {
         let body = Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)

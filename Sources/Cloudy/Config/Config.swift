@@ -95,14 +95,17 @@ public struct ProviderSettings: Sendable, Equatable {
     }
 
     /// Whether two URLs name one server: the same host on the same port (the scheme's own
-    /// when none is written), whatever their paths.
+    /// when none is written), whatever their paths; `localhost`, `127.0.0.1` and `::1` are one.
     static func isSameServer(_ url: String, _ other: String) -> Bool {
         func port(_ url: String) -> Int? {
             guard let components = URLComponents(string: url) else { return nil }
             return components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         }
-        guard let host = host(url) else { return false }
-        return host == Self.host(other) && port(url) == port(other)
+        func server(_ url: String) -> String? {
+            host(url).map { ["localhost", "127.0.0.1", "::1", "[::1]"].contains($0) ? "loopback" : $0 }
+        }
+        guard let one = server(url) else { return false }
+        return one == server(other) && port(url) == port(other)
     }
 
     /// The URL's host in lower case without a trailing dot; nil when it names none.

@@ -96,12 +96,14 @@ public final class QuotaAccount: Sendable {
     /// Applies a reloaded config: the quota in force, and the owner. Calls spent and a quiet
     /// period belong to the owner that was asked: they stay while it stays the same; another
     /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
-    /// while the public host refused for its day). Returns whether the owner changed.
+    /// while the public host refused for its day). A URL respelled for the same server (a path,
+    /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold.
+    /// Returns whether the owner changed.
     @discardableResult
     public func update(provider: ProviderName, url: String, quota: Quota) -> Bool {
         state.withLockedValue { state in
             state.quota = quota
-            guard state.provider != provider || state.url != url else { return false }
+            guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
             state.left[state.owner] = (state.ledger, state.quietPeriod)
             state.provider = provider
             state.url = url

@@ -20,7 +20,7 @@ struct QuotaState: Codable, Equatable {
         URL(fileURLWithPath: storagePath).appendingPathComponent("quota.json")
     }
 
-    /// The state kept for `provider` at `url`, if a readable file holds one for them.
+    /// The state kept for `provider` at `url`'s server, if a readable file holds one for them.
     static func load(from file: URL, provider: ProviderName, url: String, logger: Logger) -> QuotaState? {
         guard let size = StorageFile.size(of: file) else { return nil }
         guard size <= maxFileBytes else {
@@ -34,7 +34,7 @@ struct QuotaState: Codable, Equatable {
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }
-            guard state.provider == provider, state.url == url else {
+            guard state.provider == provider, ProviderSettings.isSameServer(state.url, url) else {
                 logger.info(
                     "the quota state file is for another provider or URL; it starts afresh for this one",
                     metadata: [
