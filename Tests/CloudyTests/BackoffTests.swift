@@ -20,6 +20,15 @@ final class BackoffTests: XCTestCase {
         XCTAssertEqual(backoff.nextRefresh(after: 1000), 1010)
     }
 
+    /// The first wait is jittered both ways too (0.8 to 1.2 × the interval, metrics.md), not
+    /// cut to the interval at the low end, where half the replicas that failed together would
+    /// retry together.
+    func testTheFirstWaitMayBeShorterThanTheInterval() {
+        var backoff = Backoff(interval: 10)
+        backoff.recordFailure(now: 1000, retryAfter: nil, jitter: 0)
+        XCTAssertEqual(backoff.nextRefresh(after: 1000) - 1000, 8, accuracy: 1e-9)
+    }
+
     func testRetryAfterIsNeverCutShort() {
         var backoff = Backoff(interval: 1)
         backoff.recordFailure(now: 1000, retryAfter: 30, jitter: 0.5)
@@ -36,6 +45,12 @@ final class BackoffTests: XCTestCase {
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 12:00:30 GMT", now: now), 30)
         XCTAssertEqual(RetryAfter.seconds("Mon, 15 Jun 2026 11:00:00 GMT", now: now), 0)
         XCTAssertNil(RetryAfter.seconds("soon", now: now))
+        XCTAssertNil(RetryAfter.seconds("-5", now: now))
+        // More seconds than 64 bits hold is still a wait: the longest honoured, a day.
+        let huge = try? XCTUnwrap(RetryAfter.seconds("99999999999999999999999", now: now))
+        var held = Backoff(interval: 60)
+        held.recordFailure(now: 0, retryAfter: huge, jitter: 0.5)
+        XCTAssertEqual(held.nextRefresh(after: 0), 86400)
         // Untrusted headers: out-of-range fields are no date, and no overflow.
         XCTAssertNil(RetryAfter.seconds("Mon, 15 Jun 2026 9999999999999999:00:00 GMT", now: now))
         XCTAssertNil(RetryAfter.seconds("Mon, 15 Jun 9223372036854775807 12:00:00 GMT", now: now))

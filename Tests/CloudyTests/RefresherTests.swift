@@ -110,9 +110,9 @@ final class RefresherTests: XCTestCase {
                 waits.append(try XCTUnwrap(nextRefreshIn))
                 clock.advance(by: try XCTUnwrap(nextRefreshIn))
             }
-            // The bound is max(4 × 60 s, 60 s) = 240 s; jitter scales each wait by 0.8…1.2, and
-            // no wait is shorter than the interval itself.
-            let expected = [60.0, 120, 240, 240, 240].map { max(60, $0 * factor) }
+            // The bound is max(4 × 60 s, 60 s) = 240 s; jitter scales each wait by 0.8…1.2, the
+            // first one too (metrics.md).
+            let expected = [60.0, 120, 240, 240, 240].map { $0 * factor }
             for (wait, want) in zip(waits, expected) {
                 XCTAssertEqual(wait, want, accuracy: 1e-6, "jitter \(jitter): \(waits)")
             }
@@ -197,6 +197,8 @@ final class RefresherTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 50, accuracy: 1e-6)
 
         let added = config(interval: 60, places: ["Berlin", "Oslo"])
+        let forecast = String(decoding: upstream.forecast, as: UTF8.self)
+        upstream.answer(.respond(status: .ok, headers: [], body: Array("[\(forecast),\(forecast)]".utf8)))
         reload(to: added, from: first)
         clock.advance(by: 0)
         XCTAssertEqual(upstream.requests.count, 2, "a new place is fetched at once")
@@ -214,6 +216,8 @@ final class RefresherTests: XCTestCase {
         clock.advance(by: 0)
         upstream.answerOK()
         let added = config(interval: 60, places: ["Berlin", "Oslo"])
+        let forecast = String(decoding: upstream.forecast, as: UTF8.self)
+        upstream.answer(.respond(status: .ok, headers: [], body: Array("[\(forecast),\(forecast)]".utf8)))
         reload(to: added, from: first)
         clock.advance(by: 599)
         XCTAssertEqual(upstream.requests.count, 1, "a reload does not jump a Retry-After")

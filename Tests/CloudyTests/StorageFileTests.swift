@@ -88,16 +88,19 @@ final class StorageFileTests: XCTestCase {
             provider: .openMeteo, url: "http://localhost:8080", quota: Quota(limits: [.hour: 100]), file: file,
             now: 0, logger: log.logger)
         account.settle(places: 0, callsPerPlace: 2.9, spent: 2.9, at: 1)
+        XCTAssertNotNil(
+            QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8080/", logger: log.logger),
+            "the same server, respelled")
         XCTAssertNil(
-            QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8080", logger: log.logger))
-        let told = log.entries(containing: "the quota state file is for another provider or URL")
+            QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8081", logger: log.logger))
+        let told = log.entries(containing: "the quota state file is for another provider or server")
         XCTAssertEqual(told.count, 1)
         XCTAssertEqual(told.first?.metadata["kept_for"], "open-meteo http://localhost:8080")
         let replacing = QuotaAccount(
-            provider: .openMeteo, url: "http://127.0.0.1:8080", quota: Quota(limits: [.hour: 100]), file: file,
+            provider: .openMeteo, url: "http://127.0.0.1:8081", quota: Quota(limits: [.hour: 100]), file: file,
             now: 2, logger: log.logger)
         replacing.settle(places: 0, callsPerPlace: 2.9, spent: 5.8, at: 3)
-        let kept = QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8080", logger: log.logger)
+        let kept = QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8081", logger: log.logger)
         XCTAssertEqual(kept?.ledger.spent(inLast: 3600, at: 3), 5.8, "the file is this URL's now")
     }
 }

@@ -5,7 +5,11 @@ import Foundation
 public enum RetryAfter {
     public static func seconds(_ header: String, now: Date) -> Double? {
         let text = header.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text), seconds >= 0 { return Double(seconds) }
+        // Delta-seconds: digits only, however many (more than 64 bits hold is still a wait, and
+        // the longest one honoured is a day, `Backoff.longestRetryAfter`).
+        if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), let seconds = Double(text) {
+            return min(seconds, .greatestFiniteMagnitude)
+        }
         guard let date = HTTPDate.parse(text) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }

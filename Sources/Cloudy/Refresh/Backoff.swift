@@ -45,8 +45,11 @@ public struct Backoff: Sendable, Equatable {
         notBefore = max(notBefore, until)
     }
 
-    /// When the refresh after one that started at `started` should run.
+    /// When the refresh after one that started at `started` should run: the interval later,
+    /// held back by a `Retry-After` or a quiet period. While failing, the back-off's wait, whose
+    /// jitter may make it as short as 0.8 × the interval (so replicas that failed together
+    /// spread), but never shorter than that of the interval in force (a reload may raise it).
     public func nextRefresh(after started: Double) -> Double {
-        max(started + interval, notBefore)
+        max(started + (failures > 0 ? 0.8 : 1) * interval, notBefore)
     }
 }

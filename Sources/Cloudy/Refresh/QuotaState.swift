@@ -36,7 +36,7 @@ struct QuotaState: Codable, Equatable {
             }
             guard state.provider == provider, ProviderSettings.isSameServer(state.url, url) else {
                 logger.info(
-                    "the quota state file is for another provider or URL; it starts afresh for this one",
+                    "the quota state file is for another provider or server; it starts afresh for this one",
                     metadata: [
                         "file": "\(file.path)", "kept_for": "\(state.provider.rawValue) \(state.url)",
                         "now_for": "\(provider.rawValue) \(url)",
