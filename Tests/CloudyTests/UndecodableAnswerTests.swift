@@ -80,3 +80,24 @@ final class UndecodableAnswerTests: XCTestCase {
             "one request each: OpenWeatherMap asks no forecast after a current weather it cannot read")
     }
 }
+
+extension UndecodableAnswerTests {
+    /// A 204 (a proxy's empty answer) to an Open-Meteo batch is a 2xx with nothing to read:
+    /// `decode` at the full weight, as metrics.md has it, not an HTTP error's one call.
+    func testOpenMeteoCountsAnEmpty2xxAsDecodeAtFullWeight() {
+        reply.withLockedValue { $0 = (.noContent, [], []) }
+        let telemetry = ExporterTelemetry(startedAt: 0)
+        let provider = OpenMeteoProvider(
+            Upstream(
+                baseURL: server.baseURL, timeout: 5, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+                recorder: telemetry),
+            forecast: ForecastSettings(days: 3, hours: 2))
+        let outcomes = provider.fetch(
+            [berlin, Place(name: "Oslo", latitude: 59.91, longitude: 10.75)], logger: log.logger)
+        XCTAssertEqual(outcomes.filter { (try? $0.get()) == nil }.count, 2, "both places fail")
+        XCTAssertEqual(telemetry.upstreamCodes(provider: "open-meteo"), ["decode": 1])
+        XCTAssertEqual(
+            telemetry.callCount(provider: .openMeteo), 2 * CallCost.openMeteo(ForecastSettings(days: 3, hours: 2)),
+            accuracy: 1e-9)
+    }
+}

@@ -90,11 +90,13 @@ struct OpenMeteoBatches: Sendable {
         // With the request's line, when each answer came (bench/refresh draws its timeline from both).
         logger.debug(
             "\(endpoint.name) answer", metadata: ["places": "\(places)", "answer": "\(Self.summary(outcome))"])
-        // A 200, or no answer (a timeout: the server may have done the work), costs the weight
+        // A 2xx, or no answer (a timeout: the server may have done the work), costs the weight
         // of every place asked; Open-Meteo counts a request it answered with an error as one call.
+        // A 2xx other than 200 (a proxy's 204) is read like one, and counts as `decode` when
+        // nothing can be read from it.
         var failure: WeatherFetchError
         switch outcome {
-        case .success(let response) where response.status == 200:
+        case .success(let response) where (200..<300).contains(response.status):
             endpoint.recordCalls(Double(places) * weight, for: outcome)
             return .success(response)
         case .failure(let error):
