@@ -155,3 +155,23 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertEqual(whole.current.conditionCode, 3)
     }
 }
+
+extension HostileAnswersTests {
+    /// A warning's texts on the place page: escaped by the template, and without what a browser
+    /// would act on or hide (a right-to-left override turned the rest of the text around).
+    func testAWarningsTextsLoseControlAndFormatCharactersOnThePage() throws {
+        var hostile = warning("urn:oid:x")
+        hostile.description = "Gusts\u{202E} to 90 km/h.\u{1B}[2J\nStay\u{2028}inside\u{0}\u{85}now"
+        hostile.instruction = "Secure\u{200B} objects.\r\nKeep away from trees."
+        hostile.sender = "NWS\u{7} Upton\nNY"
+        let (warnings, _) = inForce([hostile])
+        var status = PlaceStatus(place: berlin, lastAttempt: 1_781_524_800)
+        status.lastError = "open-meteo: HTTP 400: bad\u{1B}[31m\u{202E}reason\ntwo"
+        let item = try XCTUnwrap(WarningsViewModel(warnings, status: status, notation: .h24)?.items.first)
+        XCTAssertEqual(item.description, "Gusts to 90 km/h.[2J\nStay\ninside\nnow")
+        XCTAssertEqual(item.instruction, "Secure objects.\nKeep away from trees.")
+        XCTAssertEqual(item.issuer, "NWS Upton NY via nws")
+        let card = StatusViewModel(status: status, units: UnitSettings(), now: 1_781_524_860, staleAfter: 3600)
+        XCTAssertEqual(card.stateDetail, "open-meteo: HTTP 400: bad[31mreason two")
+    }
+}

@@ -63,14 +63,14 @@ public struct StatusViewModel: Sendable {
             state = .stale
             stateDetail =
                 "last good data \(ValueFormat.age(now - lastSuccess)) old"
-                + (status.lastError.map { "; last refresh failed: " + Readiness.withQuietPeriod($0, quiet) }
+                + (status.lastError.map { "; last refresh failed: " + Readiness.withQuietPeriod($0.onOneLine, quiet) }
                     ?? quiet.map { "; " + $0.description } ?? "")
         } else if status.isUp {
             state = .up
             stateDetail = quiet?.description
         } else {
             state = .down
-            stateDetail = Readiness.withQuietPeriod(status.lastError ?? "unknown error", quiet)
+            stateDetail = Readiness.withQuietPeriod(status.lastError?.onOneLine ?? "unknown error", quiet)
         }
         let freshAir = status.airQuality?.freshReport(now: now, staleAfter: staleAfter)
         weather = fresh.map {
@@ -92,7 +92,7 @@ public struct StatusViewModel: Sendable {
     static func problem(_ source: String, error: String, kept: (what: String, age: Double)?, otherwise: String)
         -> String
     {
-        "\(source): the last refresh failed (\(error)); "
+        "\(source): the last refresh failed (\(error.onOneLine)); "
             + (kept.map { "the \($0.what) shown are from its answer of \(ValueFormat.age($0.age)) ago" } ?? otherwise)
     }
 

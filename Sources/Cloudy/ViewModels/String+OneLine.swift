@@ -15,4 +15,20 @@ extension String {
         }
         return String(line)
     }
+
+    /// The text as a page shows it, line breaks kept: a source's description or instruction.
+    /// The template escapes markup; what a browser would act on or hide besides is dropped as
+    /// in `onOneLine` (a direction override turns the rest of the text around), and the line
+    /// separators U+2028, U+2029 and NEL become line breaks.
+    var shownOnPage: String {
+        var text = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n", "\t": text.append(scalar)
+            case "\u{2028}", "\u{2029}", "\u{85}": text.append("\n")
+            default: if WarningFamilies.isShown(scalar) { text.append(scalar) }
+            }
+        }
+        return String(text)
+    }
 }

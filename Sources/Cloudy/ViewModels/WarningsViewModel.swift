@@ -2,8 +2,8 @@ import Foundation
 
 /// A place's warnings in force as the pages show them: on `/`, a mark coloured by the most
 /// severe one; on the place's page, each warning with its texts and its onset and expiry in the
-/// place's time zone and the configured time notation. The texts are the sources' own; the
-/// templates escape them.
+/// place's time zone and the configured time notation. The texts are the sources' own, without
+/// what a browser would act on or hide (`shownOnPage`); the templates escape them.
 public struct WarningsViewModel: Sendable {
     /// The most severe warning's CAP word: the mark's colour (`warning-extreme`, …).
     public let severity: String
@@ -43,8 +43,9 @@ public struct WarningsViewModel: Sendable {
                 onset: Self.time(warning.onset, offset: offset, notation),
                 expires: warning.expires == nil
                     ? "further notice" : Self.time(warning.expires, offset: offset, notation),
-                description: warning.description, instruction: warning.instruction.isEmpty ? nil : warning.instruction,
-                issuer: (warning.sender.isEmpty ? Self.service(warning.source) : warning.sender) + " via "
+                description: warning.description.shownOnPage,
+                instruction: warning.instruction.isEmpty ? nil : warning.instruction.shownOnPage,
+                issuer: (warning.sender.isEmpty ? Self.service(warning.source) : warning.sender.onOneLine) + " via "
                     + warning.source)
         }
     }
