@@ -58,7 +58,7 @@ public struct LineLogHandler: LogHandler {
                 value.isEmpty
                 || value.contains(where: {
                     $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.isNewline
-                        || ($0.asciiValue.map { $0 < 0x20 } ?? false)
+                        || $0.unicodeScalars.contains { !WarningFamilies.isShown($0) }
                 })
             return key + "=" + (needsQuotes ? quoted(value) : value)
         }.joined(separator: " ")
@@ -68,7 +68,11 @@ public struct LineLogHandler: LogHandler {
         "{" + fields.map { quoted($0.0) + ":" + quoted($0.1) }.joined(separator: ",") + "}"
     }
 
-    /// A double-quoted string with JSON escapes (which logfmt readers accept too).
+    /// A double-quoted string with JSON escapes (which logfmt readers accept too). What a
+    /// terminal or a log viewer would act on or hide is escaped too: control characters (C1's
+    /// NEL among them), the line separators U+2028 and U+2029, and invisible format characters
+    /// such as a direction override (`WarningFamilies.isShown`), so one log line stays one line
+    /// and reads as written.
     static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
@@ -78,7 +82,8 @@ public struct LineLogHandler: LogHandler {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+            case _ where !WarningFamilies.isShown(scalar) || scalar == "\u{2028}" || scalar == "\u{2029}":
+                for unit in String(scalar).utf16 { out += "\\u" + String(unit, radix: 16).leftPadded(to: 4) }
             default: out.unicodeScalars.append(scalar)
             }
         }
