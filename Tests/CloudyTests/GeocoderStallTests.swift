@@ -82,4 +82,26 @@ final class GeocoderStallTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(waited, reason), 1000, reason)
         XCTAssertTrue(rig.readyz.contains("Springfield: geocoding Springfield: "), rig.readyz)
     }
+
+    /// A place found while a fast network retry is armed for the others is asked at once, with
+    /// them, not when that retry falls due.
+    func testAPlaceFoundWhileAFastRetryIsArmedIsAskedAtOnce() throws {
+        let port = rig.server.port
+        let config = config(cities: ["Springfield"])
+        rig.server.stop()  // the provider cannot be reached yet
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        rig.refresher.feed.waitForQueuedWork()
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "the fast retry, for Place 0")
+        func attempted(_ name: String) -> Bool {
+            rig.store.statuses.first { $0.place.name == name }?.lastAttempt != nil
+        }
+        XCTAssertFalse(attempted("Springfield"), "still being looked up")
+        try rig.serve(port: port)
+        gate.open()
+        rig.refresher.waitForQueuedWork()
+        rig.clock.advance(by: 0)  // what is armed for now runs; time does not move
+        XCTAssertTrue(attempted("Springfield"), "asked once found, not at the retry two seconds on")
+        XCTAssertEqual(rig.placesUp, 2, "and Place 0 with it")
+    }
 }

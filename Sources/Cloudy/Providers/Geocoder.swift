@@ -11,9 +11,9 @@ import NIOConcurrencyHelpers
 /// `refresh.timeout`: a geocoder that hangs holds up only the places waiting for it, never a
 /// refresh of the others (weather, air quality or warnings). A feed that asks for a place still
 /// being looked up goes on without it and is told when the look-up is over, found or not. A
-/// failed look-up is not fatal: that place waits and retries with back-off (at least 30 s
-/// apart); one that could not reach the geocoder (DNS, connect, TLS) is a `.network` failure,
-/// retried soon as the feeds retry their own.
+/// failed look-up is not fatal: that place waits and retries with back-off (30 s or the refresh
+/// interval, doubling, with jitter); one that could not reach the geocoder (DNS, connect, TLS) is
+/// a `.network` failure, retried by the feeds' fast network retry as their own.
 public final class Geocoder: @unchecked Sendable {
     struct Found: Codable, Equatable {
         var search: CitySearch
@@ -52,8 +52,9 @@ public final class Geocoder: @unchecked Sendable {
     /// The shortest wait before a place whose look-up was answered with a failure is looked up
     /// again, whatever the refresh interval: a typo in `city:` stays wrong.
     static let shortestRetry: Double = 30
-    /// The first wait after a look-up that did not reach the geocoder; it doubles while that goes on.
-    static let firstNetworkRetry: Double = 2
+    /// How long a look-up that did not reach the geocoder is reported as failed before the
+    /// next one may go: shorter than the feeds' first fast network retry, which decides when.
+    static let networkFailureWait: Double = 1
 
     private let lock = NIOLock()
     /// Set on a reload while look-ups run: locks of their own, so a look-up can read them.
@@ -217,14 +218,15 @@ public final class Geocoder: @unchecked Sendable {
             save()
         case .failure(let error):
             let network = error.cause == .network
-            // The geocoder was not reached: asked again soon, as the feeds retry a forecast that
-            // could not reach its API, not after the back-off of a failed answer.
+            // The geocoder was not reached: the feeds' fast network retry (2 s, 4 s, …) asks again,
+            // as for a forecast that could not reach its API; the short wait only keeps the
+            // feeds told of this failure from looking the place up again at once.
             let earlier = failures[name].flatMap {
-                $0.search == search && ($0.error.cause == .network) == network ? $0.backoff : nil
+                $0.search == search && $0.error.cause != .network && !network ? $0.backoff : nil
             }
             var backoff =
                 earlier
-                ?? Backoff(interval: network ? Self.firstNetworkRetry : max(Self.shortestRetry, lookUp.retryInterval))
+                ?? Backoff(interval: network ? Self.networkFailureWait : max(Self.shortestRetry, lookUp.retryInterval))
             backoff.recordFailure(now: clock.now(), retryAfter: error.retryAfter, jitter: jitter())
             // "geocoding: timed out" from the client, "HTTP 503" from an answer: said once.
             let reason = error.message.hasPrefix("geocoding: ") ? String(error.message.dropFirst(11)) : error.message

@@ -12,18 +12,18 @@ extension Feed {
         }
     }
 
-    /// Asks places just looked up when the upstream may be asked: with the refresh armed for some
-    /// places (a fast retry, a reload's) when that is due, else at once, unless a back-off, a
-    /// `Retry-After` or a quiet period holds every request back, or a refresh of every place is
-    /// due anyway.
+    /// Asks places just looked up at once, unless a back-off, a `Retry-After` or a quiet period
+    /// holds every request back, or a refresh of every place is due anyway: then the refresh
+    /// armed asks them. A refresh armed for some places (a fast retry, a reload's) is brought
+    /// forward to ask them too.
     func askLookedUp(_ names: Set<String>) {
         let now = clock.now()
+        let held = now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now
         if let armed = armedOnly {
-            arm(in: (timerDeadline ?? now) - now, only: armed.union(names), retryingNetwork: armedForNetwork)
+            let due = (timerDeadline ?? now) - now
+            arm(in: held ? due : 0, only: armed.union(names), retryingNetwork: armedForNetwork)
             lookedUpMeanwhile = []
-        } else if now < backoffState.notBefore || (timerDeadline ?? .infinity) <= now
-            || (account.quietPeriod?.until ?? 0) > now
-        {
+        } else if held || (timerDeadline ?? .infinity) <= now {
             lookedUpMeanwhile = []
         } else {
             begin(only: names, retryingNetwork: false, afterLookUp: true)
