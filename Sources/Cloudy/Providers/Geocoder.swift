@@ -89,7 +89,6 @@ public final class Geocoder: @unchecked Sendable {
     private var busyLanes = 0
     /// Whom to tell when a place's look-up is over, one call per caller (a feed).
     private var waiters: [String: [ObjectIdentifier: @Sendable (String) -> Void]] = [:]
-    private let lookUps = DispatchQueue(label: "cloudy.geocoder", attributes: .concurrent)
     private let working = DispatchGroup()
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
     private let jitter: @Sendable () -> Double
@@ -179,7 +178,10 @@ public final class Geocoder: @unchecked Sendable {
         }
         for _ in 0..<idle {
             working.enter()
-            lookUps.async {
+            // A serial queue of its own per lane: Dispatch gives each one a thread while it blocks,
+            // whereas work sent to a concurrent queue on Linux shares as many threads as there
+            // are CPUs (two here), so four look-ups there would run two at a time (`fetchEach`).
+            DispatchQueue(label: "cloudy.geocoder.lane").async {
                 self.work()
                 self.working.leave()
             }
