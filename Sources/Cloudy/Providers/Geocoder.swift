@@ -38,11 +38,13 @@ public final class Geocoder: @unchecked Sendable {
         var error: WeatherFetchError
     }
 
-    /// A look-up to run: the place's name, what to search for, and how far apart its retries go.
+    /// A look-up to run: the place's name, what to search for, how far apart its retries go,
+    /// and the geocoder it was for (`generation`: a reload to another URL starts a new one).
     private struct LookUp {
         var name: String
         var search: CitySearch
         var retryInterval: Double
+        var generation: Int
     }
 
     /// Look-ups at once, at most: a few `city:` places are found together, and a geocoder that
@@ -57,18 +59,12 @@ public final class Geocoder: @unchecked Sendable {
     static let networkFailureWait: Double = 1
 
     private let lock = NIOLock()
-    /// Set on a reload while look-ups run: locks of their own, so a look-up can read them.
+    /// Set by `update` while look-ups run: locks of their own, so a look-up can read them.
     private let base: NIOLockedValueBox<String>
-    var baseURL: String {
-        get { base.withLockedValue { $0 } }
-        set { base.withLockedValue { $0 = newValue } }
-    }
+    var baseURL: String { base.withLockedValue { $0 } }
     private let limit: NIOLockedValueBox<Double>
     /// `refresh.timeout`: the longest a look-up may take, connecting included.
-    var timeout: Double {
-        get { limit.withLockedValue { $0 } }
-        set { limit.withLockedValue { $0 = newValue } }
-    }
+    var timeout: Double { limit.withLockedValue { $0 } }
     let client: CurlHTTPClient
     let recorder: UpstreamRecording
     let logger: Logger
@@ -84,9 +80,14 @@ public final class Geocoder: @unchecked Sendable {
     private var failures: [String: Failure] = [:]
     /// Look-ups not begun yet, in the order asked for.
     private var queued: [LookUp] = []
-    /// What each place queued or being looked up is searched for.
-    private var underWay: [String: CitySearch] = [:]
+    /// Each place's look-up queued or running.
+    private var underWay: [String: LookUp] = [:]
     private var busyLanes = 0
+    /// Bumped when the URL changes: what a look-up at the old one finds is not kept.
+    private var generation = 0
+    /// The `city:` places configured, by name (nil until `update` says): a look-up for another
+    /// place, or another search, is not run, and what one under way finds is not kept.
+    private var wanted: [String: CitySearch]?
     /// Whom to tell when a place's look-up is over, one call per caller (a feed).
     private var waiters: [String: [ObjectIdentifier: @Sendable (String) -> Void]] = [:]
     private let working = DispatchGroup()
@@ -106,31 +107,7 @@ public final class Geocoder: @unchecked Sendable {
         self.clock = clock
         self.jitter = jitter
         stateFile = URL(fileURLWithPath: storagePath).appendingPathComponent("places.json")
-        let size = StorageFile.size(of: stateFile)
-        // Read to the limit whatever the size says: a link to a device (/dev/zero) has none.
-        let data =
-            size.map { $0 <= Self.maxFileBytes } == true
-            ? try? StorageFile.read(stateFile, atMost: Self.maxFileBytes) : nil
-        if data == nil, let size {
-            logger.warning(
-                "cannot read the state file; city: places are looked up again",
-                metadata: [
-                    "file": "\(stateFile.path)",
-                    "reason": "\(size > Self.maxFileBytes ? "over \(Self.maxFileBytes) bytes" : "unreadable")",
-                ])
-        }
-        if let data {
-            do {
-                found = try JSONDecoder().decode([String: Found].self, from: data)
-            } catch {
-                logger.warning(
-                    "ignoring unreadable state file",
-                    metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
-                found = [:]
-            }
-        } else {
-            found = [:]
-        }
+        found = Self.read(stateFile, logger: logger)
     }
 
     /// Each place with coordinates (as configured, from the state file, or found earlier), why
@@ -152,15 +129,47 @@ public final class Geocoder: @unchecked Sendable {
                     return .failure(failure.error)
                 }
                 waiters[place.name, default: [:]][caller] = whenLookedUp
-                if underWay[place.name] != search {
-                    underWay[place.name] = search
-                    queued.append(LookUp(name: place.name, search: search, retryInterval: retryInterval))
+                if underWay[place.name]?.search != search {
+                    let lookUp = LookUp(
+                        name: place.name, search: search, retryInterval: retryInterval, generation: generation)
+                    underWay[place.name] = lookUp
+                    queued.append(lookUp)
                 }
                 return nil
             }
         }
         startLanes()
         return locations
+    }
+
+    /// Applies a config (at start and after a reload): the geocoder's URL, `refresh.timeout`,
+    /// and the `city:` places configured. Look-ups queued for a place no longer configured, or
+    /// searched for otherwise, are dropped, and what one under way for it finds is not kept
+    /// (nor logged). Another URL is another geocoder: failures at the old one no longer hold a
+    /// place back, and the look-ups under way there are asked again at the new one.
+    func update(url: String, timeout: Double, places: [Place]) {
+        limit.withLockedValue { $0 = timeout }
+        let moved = base.withLockedValue { base in
+            defer { base = url }
+            return base != url
+        }
+        lock.withLock {
+            var wanted: [String: CitySearch] = [:]
+            for place in places { if let search = place.city { wanted[place.name] = search } }
+            self.wanted = wanted
+            queued.removeAll { wanted[$0.name] != $0.search }
+            underWay = underWay.filter { wanted[$0.key] == $0.value.search }
+            waiters = waiters.filter { wanted[$0.key] != nil }
+            failures = failures.filter { wanted[$0.key] == $0.value.search }
+            guard moved else { return }
+            generation += 1
+            failures = [:]
+            let queuedNames = Set(queued.map(\.name))
+            for index in queued.indices { queued[index].generation = generation }
+            for name in underWay.keys { underWay[name]?.generation = generation }
+            queued += underWay.values.filter { !queuedNames.contains($0.name) }
+        }
+        startLanes()
     }
 
     /// Returns once no look-up is queued or running (tests: what a look-up leads to is then
@@ -208,7 +217,10 @@ public final class Geocoder: @unchecked Sendable {
     private func settle(_ lookUp: LookUp, _ outcome: Result<Found, WeatherFetchError>) -> [@Sendable (String) -> Void] {
         let name = lookUp.name
         let search = lookUp.search
-        if underWay[name] == search { underWay[name] = nil }
+        // Asked of a geocoder a reload replaced (asked again there), or for a place no longer
+        // configured so: nothing to keep, nobody to tell.
+        guard lookUp.generation == generation, wanted.map({ $0[name] == search }) ?? true else { return [] }
+        if underWay[name]?.search == search { underWay[name] = nil }
         guard !client.isCancelled else {
             waiters[name] = nil
             return []
@@ -257,14 +269,6 @@ public final class Geocoder: @unchecked Sendable {
     }
 
     private func save() {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try StorageFile.write(encoder.encode(found), to: stateFile)
-        } catch {
-            logger.warning(
-                "cannot remember resolved places; they will be looked up again after a restart",
-                metadata: ["file": "\(stateFile.path)", "error": "\(error)"])
-        }
+        Self.write(found, to: stateFile, logger: logger)
     }
 }

@@ -36,6 +36,7 @@ public final class Refresher: ScheduledFeed {
         geocoder = Geocoder(
             baseURL: config.geocodingURL, timeout: config.refresh.timeout, storagePath: storagePath, client: client,
             recorder: store.telemetry, logger: logger, clock: clock, jitter: jitter)
+        geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
         account = QuotaAccount(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
             file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger)
@@ -72,8 +73,7 @@ public final class Refresher: ScheduledFeed {
             || config.refresh.parallelRequests != previous.refresh.parallelRequests
         let budget = callBudget(config)
         let restart = account.update(provider: config.provider.name, url: config.provider.url, quota: budget.quota)
-        geocoder.baseURL = config.geocodingURL
-        geocoder.timeout = config.refresh.timeout
+        geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
         let source =
             fetchSettingsChanged
             ? ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
