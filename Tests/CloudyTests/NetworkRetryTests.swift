@@ -104,4 +104,27 @@ final class NetworkRetryTests: XCTestCase {
         rig.reload(to: longer, from: config)
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "not the new interval")
     }
+
+    /// A look-up that ends between two fast retries brings the next one forward for its place,
+    /// but the waits still double 2 s, 4 s, 8 s, … (network down for the provider and the
+    /// geocoder alike).
+    func testLookUpsEndingDoNotHurryTheFastRetrysDoubling() throws {
+        let geocoding = try ScriptedHTTPServer { _ in .hang }
+        let geocodingPort = geocoding.port
+        geocoding.stop()
+        var config = rig.config(places: 1, interval: 600)
+        config.geocodingURL = "http://127.0.0.1:\(geocodingPort)"
+        config.places.append(Place(name: "Springfield", city: CitySearch(query: "Springfield")))
+        rig.server.stop()
+        rig.start(config)
+        var waits: [Double] = []
+        for _ in 0..<4 {
+            rig.clock.advance(by: waits.last ?? 0)
+            rig.refresher.waitForQueuedWork()  // the look-up, and the refresh it brings forward
+            rig.clock.advance(by: 0)
+            waits.append(try XCTUnwrap(rig.nextRefreshIn))
+        }
+        XCTAssertEqual(waits, [2, 4, 8, 16])
+        XCTAssertEqual(rig.store.statuses.filter { $0.lastAttempt != nil }.count, 2, "both places say why")
+    }
 }

@@ -14,14 +14,16 @@ extension Feed {
 
     /// Asks places just looked up at once, unless a back-off, a `Retry-After` or a quiet period
     /// holds every request back, or a refresh of every place is due anyway: then the refresh
-    /// armed asks them. A refresh armed for some places (a fast retry, a reload's) is brought
-    /// forward to ask them too.
+    /// armed asks them. A refresh armed for some places (a reload's) or a fast network retry is
+    /// brought forward to ask them too, without doubling the fast retry's next wait.
     func askLookedUp(_ names: Set<String>) {
         let now = clock.now()
         let held = now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now
-        if let armed = armedOnly {
+        if armedOnly != nil || armedForNetwork {
             let due = (timerDeadline ?? now) - now
-            arm(in: held ? due : 0, only: armed.union(names), retryingNetwork: armedForNetwork)
+            arm(
+                in: held ? due : 0, only: armedOnly.map { $0.union(names) }, retryingNetwork: armedForNetwork,
+                afterLookUp: !held)
             lookedUpMeanwhile = []
         } else if held || (timerDeadline ?? .infinity) <= now {
             lookedUpMeanwhile = []

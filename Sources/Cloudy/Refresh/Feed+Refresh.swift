@@ -229,10 +229,13 @@ extension Feed {
             guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
             return !answered.contains(run.places[index].name)
         }.map { run.places[$0].name }
-        let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
+        // A refresh brought forward for places just looked up is no retry on the schedule: it
+        // keeps the wait of the retry it was brought forward from, and does not double it.
+        let level = run.followsLookUp ? max(0, networkRetries - 1) : networkRetries
+        let fastRetry = Self.firstNetworkRetry * Double(1 << min(level, 30))
         let regular = backoffState.nextRefresh(after: lastStarted)
         if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
-            networkRetries += 1
+            if !run.followsLookUp { networkRetries += 1 }
             logger.info(
                 "no connection to the provider yet; retrying soon",
                 metadata: [
@@ -242,7 +245,7 @@ extension Feed {
             let everyPlace = networkWaiting.count == schedule.places.count
             arm(in: fastRetry, only: everyPlace ? nil : Set(networkWaiting), retryingNetwork: true)
         } else {
-            if networkWaiting.isEmpty { networkRetries = 0 }
+            if networkWaiting.isEmpty, !run.followsLookUp { networkRetries = 0 }
             if run.followsLookUp {
                 // Places asked because their look-up just ended say too little of the upstream
                 // to move its back-off.
