@@ -12,23 +12,35 @@ extension Feed {
         }
     }
 
-    /// Asks places just looked up at once, unless a back-off, a `Retry-After` or a quiet period
-    /// holds every request back, or a refresh of every place is due anyway: then the refresh
-    /// armed asks them. A refresh armed for some places (a reload's) or a fast network retry is
-    /// brought forward to ask them too, without doubling the fast retry's next wait.
+    /// Asks places just looked up at once, in a refresh of their own that leaves the refresh
+    /// armed (`RefreshRun.armedBefore`) as it was. Unless a back-off, a `Retry-After` or a quiet
+    /// period holds every request back, or a refresh of every place is due anyway: then the
+    /// refresh armed asks them (one armed for some places takes them in).
     func askLookedUp(_ names: Set<String>) {
         let now = clock.now()
-        let held = now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now
-        if armedOnly != nil || armedForNetwork {
-            let due = (timerDeadline ?? now) - now
-            arm(
-                in: held ? due : 0, only: armedOnly.map { $0.union(names) }, retryingNetwork: armedForNetwork,
-                afterLookUp: !held)
+        if now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now {
+            if let armed = armedOnly {
+                arm(in: (timerDeadline ?? now) - now, only: armed.union(names), retryingNetwork: armedForNetwork)
+            }
             lookedUpMeanwhile = []
-        } else if held || (timerDeadline ?? .infinity) <= now {
+        } else if armedOnly == nil, !armedForNetwork, (timerDeadline ?? .infinity) <= now {
             lookedUpMeanwhile = []
         } else {
             begin(only: names, retryingNetwork: false, afterLookUp: true)
         }
+    }
+
+    /// Ends a refresh of places just looked up: the refresh armed before it stays, and takes in
+    /// those of its places still waiting for the network when it is a fast retry or a refresh of
+    /// some places. Returns false when there is none to keep, or it is a refresh of every place
+    /// on the schedule while some places wait for the network: `finish` then arms as usual.
+    func keepArmed(after run: RefreshRun<Report>, networkWaiting: [String], now: Double) -> Bool {
+        guard let before = run.armedBefore, before.network || before.only != nil || networkWaiting.isEmpty else {
+            return false
+        }
+        arm(
+            in: before.deadline - now, only: before.only.map { $0.union(networkWaiting) },
+            retryingNetwork: before.network)
+        return true
     }
 }

@@ -42,13 +42,17 @@ extension Feed {
         let located = asked.compactMap { locations[$0] }
         places = asked.map { places[$0] }
         guard !places.isEmpty else {
-            arm(in: backoffState.nextRefresh(after: lastStarted) - started)
+            // Nothing to ask: the refresh armed stays, or the next one is armed.
+            if !afterLookUp { arm(in: backoffState.nextRefresh(after: lastStarted) - started) }
             return
         }
         var run = RefreshRun<Report>(
             places: places, located: located, started: started, coversEveryPlace: coversEveryPlace)
         run.retriesNetwork = retryingNetwork
         run.followsLookUp = afterLookUp
+        if afterLookUp, let deadline = timerDeadline {
+            run.armedBefore = (deadline, armedOnly, armedForNetwork)
+        }
         let unlocated = located.indices.filter { run.location(at: $0) == nil }
         if !unlocated.isEmpty {
             recorder.record(
@@ -229,13 +233,12 @@ extension Feed {
             guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
             return !answered.contains(run.places[index].name)
         }.map { run.places[$0].name }
-        // A refresh brought forward for places just looked up is no retry on the schedule: it
-        // keeps the wait of the retry it was brought forward from, and does not double it.
-        let level = run.followsLookUp ? max(0, networkRetries - 1) : networkRetries
-        let fastRetry = Self.firstNetworkRetry * Double(1 << min(level, 30))
+        let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
         let regular = backoffState.nextRefresh(after: lastStarted)
-        if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
-            if !run.followsLookUp { networkRetries += 1 }
+        if run.followsLookUp, keepArmed(after: run, networkWaiting: networkWaiting, now: now) {
+            // The refresh armed before stays; the back-off is not the found places' to move.
+        } else if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
+            networkRetries += 1
             logger.info(
                 "no connection to the provider yet; retrying soon",
                 metadata: [
@@ -245,7 +248,7 @@ extension Feed {
             let everyPlace = networkWaiting.count == schedule.places.count
             arm(in: fastRetry, only: everyPlace ? nil : Set(networkWaiting), retryingNetwork: true)
         } else {
-            if networkWaiting.isEmpty, !run.followsLookUp { networkRetries = 0 }
+            if networkWaiting.isEmpty { networkRetries = 0 }
             if run.followsLookUp {
                 // Places asked because their look-up just ended say too little of the upstream
                 // to move its back-off.

@@ -218,17 +218,14 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
 
     /// Arms the one-shot refresh timer `delay` seconds from now (at once when ≤ 0), for every
     /// place or only those named; a refresh under way is given up.
-    /// `afterLookUp`: the refresh is brought forward for places just looked up (`askLookedUp`).
-    func arm(
-        in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false, afterLookUp: Bool = false
-    ) {
+    func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
         armedForNetwork = retryingNetwork
         armedOnly = names
         setTimer(in: delay) { [weak self] in
             guard let self, self.running else { return }
             self.armedOnly = nil
-            self.begin(only: names, retryingNetwork: retryingNetwork, afterLookUp: afterLookUp)
+            self.begin(only: names, retryingNetwork: retryingNetwork)
         }
     }
 

@@ -26,6 +26,9 @@ struct RefreshRun<Report: Sendable> {
     var retriesNetwork = false
     /// The run asks places whose look-up just ended (`Feed.lookedUp`).
     var followsLookUp = false
+    /// The refresh armed when such a run began, kept when it ends (`Feed.keepArmed`): when it
+    /// goes, the places it asks (nil: every place), and whether it is a fast network retry.
+    var armedBefore: (deadline: Double, only: Set<String>?, network: Bool)?
     /// Outcomes are recorded in the store that no page shows yet.
     var hasUnrendered = false
 
