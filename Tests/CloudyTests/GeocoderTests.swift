@@ -187,6 +187,23 @@ final class GeocoderTests: XCTestCase {
         XCTAssertNoThrow(try lookUpAfterWaiting(500, geocoder, springfield).get())
     }
 
+    /// A 429 (or a `Retry-After`) is the geocoder's limit for this client: no other place's
+    /// look-up goes to it either until the wait is over.
+    func testARateLimitHoldsEveryPlacesLookUpBack() throws {
+        let geocoder = geocoder(jitter: 0.5)
+        fail(.tooManyRequests, retryAfter: "300")
+        XCTAssertThrowsError(try locate(geocoder, springfield).get())
+        failing.withLockedValue { $0 = nil }
+        let other = Place(name: "Other", city: CitySearch(query: "Springfield, Illinois"))
+        XCTAssertThrowsError(try locate(geocoder, other).get()) {
+            XCTAssertTrue("\($0)".hasSuffix("not asked: the geocoder asked to wait (HTTP 429)"), "\($0)")
+        }
+        XCTAssertEqual(lookUps, 1, "not sent while the geocoder holds every look-up back")
+        clock.advance(by: 300)
+        XCTAssertEqual(try locate(geocoder, other).get().latitude, 39.80172)
+        XCTAssertEqual(lookUps, 2)
+    }
+
     /// A reload that fixes a `city:` asks at once: the failed search's back-off was for it alone.
     func testAFixedSearchDoesNotWaitForTheFailedOnesBackOff() throws {
         let geocoder = geocoder(jitter: 0.5)

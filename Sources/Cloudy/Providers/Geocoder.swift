@@ -85,6 +85,10 @@ public final class Geocoder: @unchecked Sendable {
     private var busyLanes = 0
     /// Bumped when the URL changes: what a look-up at the old one finds is not kept.
     private var generation = 0
+    /// The geocoder refused for its rate limit or sent `Retry-After`: no look-up goes to it
+    /// before this (clock seconds), for any place; `heldFor` says why.
+    private var heldUntil = 0.0
+    private var heldFor = ""
     /// The `city:` places configured, by name (nil until `update` says): a look-up for another
     /// place, or another search, is not run, and what one under way finds is not kept.
     private var wanted: [String: CitySearch]?
@@ -164,6 +168,7 @@ public final class Geocoder: @unchecked Sendable {
             guard moved else { return }
             generation += 1
             failures = [:]
+            heldUntil = 0
             let queuedNames = Set(queued.map(\.name))
             for index in queued.indices { queued[index].generation = generation }
             for name in underWay.keys { underWay[name]?.generation = generation }
@@ -206,7 +211,11 @@ public final class Geocoder: @unchecked Sendable {
             }
             return queued.removeFirst()
         }) {
-            let outcome = lookUp(next.search, now: clock.now())
+            let now = clock.now()
+            let held = lock.withLock { now < heldUntil ? heldFor : nil }
+            let outcome =
+                held.map { .failure(WeatherFetchError("not asked: the geocoder asked to wait (\($0))")) }
+                ?? lookUp(next.search, now: now)
             let told = lock.withLock { settle(next, outcome) }
             for tell in told { tell(next.name) }
         }
@@ -242,6 +251,14 @@ public final class Geocoder: @unchecked Sendable {
                 earlier
                 ?? Backoff(interval: network ? Self.networkFailureWait : max(Self.shortestRetry, lookUp.retryInterval))
             backoff.recordFailure(now: clock.now(), retryAfter: error.retryAfter, jitter: jitter())
+            if error.isRateLimit || error.retryAfter != nil, backoff.notBefore > heldUntil {
+                // The geocoder's limit is the client's, not the place's: the others wait too.
+                (heldUntil, heldFor) = (backoff.notBefore, error.message)
+            }
+            if error.message.hasPrefix("not asked: ") {
+                backoff = Backoff(interval: backoff.interval)
+                backoff.recordFailure(now: clock.now(), retryAfter: heldUntil - clock.now(), jitter: 0.5)
+            }
             // "geocoding: timed out" from the client, "HTTP 503" from an answer: said once.
             let reason = error.message.hasPrefix("geocoding: ") ? String(error.message.dropFirst(11)) : error.message
             failures[name] = Failure(
