@@ -84,6 +84,8 @@ final class NetworkRetryTests: XCTestCase {
         rig.refresher.waitForQueuedWork()  // the look-up, on the geocoder's queue
         XCTAssertEqual(rig.placesUp, 1)
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 2, accuracy: 1e-6, "the fast retry, for the city")
+        XCTAssertEqual(rig.log.entries(containing: "no connection to the geocoder yet; retrying soon").count, 1)
+        XCTAssertEqual(rig.log.entries(containing: "no connection to the provider yet").count, 0, "the provider is up")
         let back = try ScriptedHTTPServer(port: port) { _ in .respond(status: .ok, headers: [], body: fixture) }
         defer { back.stop() }
         rig.clock.advance(by: 2)

@@ -229,18 +229,21 @@ extension Feed {
         }
         if !upstreamFailures.contains(where: { $0.cause == .badRequest }) { loggedBadRequests = [] }
         // Places not located because the geocoder could not be reached wait for the network too.
-        let networkWaiting = run.places.indices.filter { index in
+        let waitingIndexes = run.places.indices.filter { index in
             guard case .failure(let error) = outcomes[index], error.cause == .network else { return false }
             return !answered.contains(run.places[index].name)
-        }.map { run.places[$0].name }
+        }
+        let networkWaiting = waitingIndexes.map { run.places[$0].name }
         let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
         let regular = backoffState.nextRefresh(after: lastStarted)
         if run.followsLookUp, keepArmed(after: run, networkWaiting: networkWaiting, now: now) {
             // The refresh armed before stays; the back-off is not the found places' to move.
         } else if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
             networkRetries += 1
+            // Places that could not be located wait for the geocoder, not for this upstream.
+            let unreached = waitingIndexes.allSatisfy { run.location(at: $0) == nil } ? "geocoder" : "provider"
             logger.info(
-                "no connection to the provider yet; retrying soon",
+                "no connection to the \(unreached) yet; retrying soon",
                 metadata: [
                     "provider": "\(source.providerLabel)", "places": "\(networkWaiting.count)",
                     "next_attempt_in_seconds": "\(SampleValue.format(fastRetry))",
