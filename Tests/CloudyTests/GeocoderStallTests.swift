@@ -107,4 +107,18 @@ final class GeocoderStallTests: XCTestCase {
         rig.clock.advance(by: 2)
         XCTAssertEqual(rig.placesUp, 2)
     }
+
+    /// A `Retry-After` the provider sends for a place just found holds the schedule back, as
+    /// for any other refresh.
+    func testARetryAfterForAFoundPlaceHoldsTheNextRefresh() throws {
+        rig.start(config(cities: ["Springfield"]))
+        rig.clock.advance(by: 0)
+        rig.refresher.feed.waitForQueuedWork()
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 60, accuracy: 1e-6)
+        rig.answer(status: .tooManyRequests, reason: "Too many concurrent requests", headers: [("Retry-After", "300")])
+        gate.open()
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(rig.asked.map(\.places), [1, 1], "Springfield asked once found")
+        XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 300, accuracy: 1e-6, "not the 60 s armed before")
+    }
 }

@@ -39,7 +39,7 @@ extension Feed {
             return false
         }
         arm(
-            in: before.deadline - now, only: before.only.map { $0.union(networkWaiting) },
+            in: max(before.deadline, backoffState.notBefore) - now, only: before.only.map { $0.union(networkWaiting) },
             retryingNetwork: before.network)
         return true
     }

@@ -235,6 +235,10 @@ extension Feed {
         }
         let networkWaiting = waitingIndexes.map { run.places[$0].name }
         let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
+        if run.followsLookUp, let retryAfter = upstreamFailures.compactMap(\.retryAfter).max() {
+            // Too little to back off for, but the upstream's own wait holds every request.
+            backoffState.hold(retryAfter: retryAfter, now: now)
+        }
         let regular = backoffState.nextRefresh(after: lastStarted)
         if run.followsLookUp, keepArmed(after: run, networkWaiting: networkWaiting, now: now) {
             // The refresh armed before stays; the back-off is not the found places' to move.
