@@ -214,7 +214,9 @@ public final class Geocoder: @unchecked Sendable {
             let now = clock.now()
             let held = lock.withLock { now < heldUntil ? heldFor : nil }
             let outcome =
-                held.map { .failure(WeatherFetchError("not asked: the geocoder asked to wait (\($0))")) }
+                held.map {
+                    .failure(WeatherFetchError("not asked: the geocoder asked to wait (\($0))", wasAsked: false))
+                }
                 ?? lookUp(next.search, now: now)
             let told = lock.withLock { settle(next, outcome) }
             for tell in told { tell(next.name) }
@@ -255,7 +257,8 @@ public final class Geocoder: @unchecked Sendable {
                 // The geocoder's limit is the client's, not the place's: the others wait too.
                 (heldUntil, heldFor) = (backoff.notBefore, error.message)
             }
-            if error.message.hasPrefix("not asked: ") {
+            if !error.wasAsked {
+                // Held back with the others: asked again when the geocoder's wait is over.
                 backoff = Backoff(interval: backoff.interval)
                 backoff.recordFailure(now: clock.now(), retryAfter: heldUntil - clock.now(), jitter: 0.5)
             }
