@@ -102,4 +102,28 @@ final class GeocoderReloadTests: XCTestCase {
             try geocoder.locateWaiting([place], now: clock.now(), retryInterval: 60)[0].get().latitude, 37.21533,
             "no 30 s back-off for the old geocoder's 503")
     }
+
+    /// The places the old geocoder did not find are asked of the new one by the reload itself,
+    /// and the feeds that asked for them are told, rather than waiting for their next refresh.
+    func testAReloadToAnotherURLAsksItAtOnceForThePlacesNotFound() throws {
+        let old = try geocodingServer(status: .serviceUnavailable)
+        let new = try geocodingServer()
+        let place = town(0)
+        let geocoder = geocoder(old.server.baseURL)
+        geocoder.update(url: old.server.baseURL, timeout: 10, places: [place])
+        let told = NIOLockedValueBox<[String]>([])
+        _ = geocoder.locate([place], now: clock.now(), retryInterval: 60, caller: ObjectIdentifier(self)) { name in
+            told.withLockedValue { $0.append(name) }
+        }
+        geocoder.waitForLookUps()
+        XCTAssertEqual(told.withLockedValue { $0 }, ["Town0"], "the old geocoder's 503")
+        geocoder.update(url: new.server.baseURL, timeout: 10, places: [place])
+        geocoder.waitForLookUps()
+        XCTAssertEqual(new.searches.withLockedValue { $0 }, ["Town0"], "asked with no feed asking")
+        XCTAssertEqual(told.withLockedValue { $0 }, ["Town0", "Town0"], "and the feed that asked is told")
+        let located = geocoder.locate([place], now: clock.now(), retryInterval: 60, caller: ObjectIdentifier(self)) {
+            _ in
+        }
+        XCTAssertEqual(try located[0]?.get().latitude, 37.21533)
+    }
 }

@@ -4,6 +4,22 @@ import Logging
 /// `<storage.path>/places.json`: what the geocoder found, by place, so a restart does not
 /// depend on it.
 extension Geocoder {
+    struct Found: Codable, Equatable {
+        var search: CitySearch
+        var latitude: Double
+        var longitude: Double
+        var timezone: String?
+        /// "Springfield, Illinois, United States": what was chosen, for the log.
+        var label: String
+
+        /// Coordinates on the globe: a state file edited by hand may hold others.
+        var isOnTheGlobe: Bool { Self.isOnTheGlobe(latitude, longitude) }
+
+        static func isOnTheGlobe(_ latitude: Double, _ longitude: Double) -> Bool {
+            (-90...90).contains(latitude) && (-180...180).contains(longitude)
+        }
+    }
+
     /// What the file holds; empty (with a log line) when it is missing, too big or unreadable.
     static func read(_ file: URL, logger: Logger) -> [String: Found] {
         let size = StorageFile.size(of: file)

@@ -15,22 +15,6 @@ import NIOConcurrencyHelpers
 /// interval, doubling, with jitter); one that could not reach the geocoder (DNS, connect, TLS) is
 /// a `.network` failure, retried by the feeds' fast network retry as their own.
 public final class Geocoder: @unchecked Sendable {
-    struct Found: Codable, Equatable {
-        var search: CitySearch
-        var latitude: Double
-        var longitude: Double
-        var timezone: String?
-        /// "Springfield, Illinois, United States": what was chosen, for the log.
-        var label: String
-
-        /// Coordinates on the globe: a state file edited by hand may hold others.
-        var isOnTheGlobe: Bool { Self.isOnTheGlobe(latitude, longitude) }
-
-        static func isOnTheGlobe(_ latitude: Double, _ longitude: Double) -> Bool {
-            (-90...90).contains(latitude) && (-180...180).contains(longitude)
-        }
-    }
-
     /// A place's failed look-up: what was searched for, when to ask again, and what to say.
     private struct Failure {
         var search: CitySearch
@@ -45,6 +29,8 @@ public final class Geocoder: @unchecked Sendable {
         var search: CitySearch
         var retryInterval: Double
         var generation: Int
+        /// Begun by a reload to another URL, not by a feed: every feed that ever asked is told.
+        var byReload = false
     }
 
     /// Look-ups at once, at most: a few `city:` places are found together, and a geocoder that
@@ -94,6 +80,8 @@ public final class Geocoder: @unchecked Sendable {
     private var wanted: [String: CitySearch]?
     /// Whom to tell when a place's look-up is over, one call per caller (a feed).
     private var waiters: [String: [ObjectIdentifier: @Sendable (String) -> Void]] = [:]
+    /// Every caller that asked, to tell of the look-ups a reload begins.
+    private var callers: [ObjectIdentifier: @Sendable (String) -> Void] = [:]
     private let working = DispatchGroup()
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
     private let jitter: @Sendable () -> Double
@@ -124,7 +112,8 @@ public final class Geocoder: @unchecked Sendable {
         whenLookedUp: @escaping @Sendable (String) -> Void
     ) -> [Result<Place, WeatherFetchError>?] {
         let locations = lock.withLock {
-            places.map { place -> Result<Place, WeatherFetchError>? in
+            callers[caller] = whenLookedUp
+            return places.map { place -> Result<Place, WeatherFetchError>? in
                 guard let search = place.city else { return .success(place) }
                 if let known = found[place.name], known.search == search, known.isOnTheGlobe {
                     return .success(located(place, known))
@@ -173,6 +162,14 @@ public final class Geocoder: @unchecked Sendable {
             for index in queued.indices { queued[index].generation = generation }
             for name in underWay.keys { underWay[name]?.generation = generation }
             queued += underWay.values.filter { !queuedNames.contains($0.name) }
+            // The places the old geocoder did not find are asked of the new one now, not at
+            // their feeds' next refresh.
+            for (name, search) in wanted where underWay[name] == nil && found[name]?.search != search {
+                let lookUp = LookUp(
+                    name: name, search: search, retryInterval: 0, generation: generation, byReload: true)
+                underWay[name] = lookUp
+                queued.append(lookUp)
+            }
         }
         startLanes()
     }
@@ -274,7 +271,8 @@ public final class Geocoder: @unchecked Sendable {
         }
         // A reload that searches for the place anew while this look-up ran waits for its own.
         guard underWay[name] == nil else { return [] }
-        return waiters.removeValue(forKey: name).map { Array($0.values) } ?? []
+        let told = waiters.removeValue(forKey: name) ?? [:]
+        return Array((lookUp.byReload ? told.merging(callers) { one, _ in one } : told).values)
     }
 
     private func located(_ place: Place, _ choice: Found) -> Place {
