@@ -121,4 +121,21 @@ final class GeocoderStallTests: XCTestCase {
         XCTAssertEqual(rig.asked.map(\.places), [1, 1], "Springfield asked once found")
         XCTAssertEqual(try XCTUnwrap(rig.nextRefreshIn), 300, accuracy: 1e-6, "not the 60 s armed before")
     }
+
+    /// Look-ups that end together are asked in one refresh, not one request per place.
+    func testLookUpsThatEndTogetherAreAskedTogether() throws {
+        rig.start(config(cities: ["Springfield", "Shelbyville", "Capital City"]))
+        rig.clock.advance(by: 0)
+        rig.refresher.feed.waitForQueuedWork()
+        waitForSearches(3)
+        // The feed is busy (as in a refresh) while the three answers come back.
+        let busy = DispatchSemaphore(value: 0)
+        rig.refresher.feed.queue.async { busy.wait() }
+        gate.open()
+        rig.refresher.geocoder.waitForLookUps()
+        busy.signal()
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(rig.asked.map(\.places), [1, 3])
+        XCTAssertEqual(rig.placesUp, 4)
+    }
 }

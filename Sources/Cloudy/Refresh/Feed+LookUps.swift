@@ -3,12 +3,17 @@
 extension Feed {
     /// A `city:` place's look-up is over, found or failed: the place is asked now rather than
     /// at the next refresh, or after the refresh under way (paced, or waiting for a quiet period).
+    /// Look-ups that end together are asked together: the places whose news is on the queue
+    /// before the first is handled go in one refresh.
     func lookedUp(_ name: String) {
         guard running, schedule.places.contains(where: { $0.name == name }) else { return }
-        if run != nil {
-            lookedUpMeanwhile.insert(name)
-        } else {
-            askLookedUp([name])
+        lookedUpMeanwhile.insert(name)
+        guard run == nil, !askingLookedUp else { return }
+        askingLookedUp = true
+        queue.async {
+            self.askingLookedUp = false
+            guard self.running, self.run == nil, !self.lookedUpMeanwhile.isEmpty else { return }
+            self.askLookedUp(self.lookedUpMeanwhile)
         }
     }
 

@@ -54,8 +54,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     var loggedBadRequests: Set<String> = []
     /// Places (by name) that got an answer since they were configured as they are.
     var answered: Set<String> = []
-    /// Places whose look-up ended while a refresh was under way: the next refresh asks them.
+    /// Places whose look-up ended while a refresh was under way, or since the last was asked:
+    /// the next refresh asks them.
     var lookedUpMeanwhile: Set<String> = []
+    /// A refresh of the places in `lookedUpMeanwhile` is queued.
+    var askingLookedUp = false
 
     /// The first retry after a network failure before a place's first success; each next
     /// one waits twice as long, until the wait would reach the interval.

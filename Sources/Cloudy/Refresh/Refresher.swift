@@ -86,7 +86,8 @@ public final class Refresher: ScheduledFeed {
     func waitForQueuedWork() {
         feed.waitForQueuedWork()
         geocoder.waitForLookUps()
-        feed.waitForQueuedWork()
+        feed.waitForQueuedWork()  // the feed hears of the look-ups that ended,
+        feed.waitForQueuedWork()  // and asks their places together
     }
 
     /// When the next refresh (or the next batch of a paced one) is due (clock seconds), or nil
