@@ -29,8 +29,6 @@ public final class Geocoder: @unchecked Sendable {
         var search: CitySearch
         var retryInterval: Double
         var generation: Int
-        /// Begun by a reload to another URL, not by a feed: every feed that ever asked is told.
-        var byReload = false
     }
 
     /// Look-ups at once, at most: a few `city:` places are found together, and a geocoder that
@@ -78,9 +76,8 @@ public final class Geocoder: @unchecked Sendable {
     /// The `city:` places configured, by name (nil until `update` says): a look-up for another
     /// place, or another search, is not run, and what one under way finds is not kept.
     private var wanted: [String: CitySearch]?
-    /// Whom to tell when a place's look-up is over, one call per caller (a feed).
-    private var waiters: [String: [ObjectIdentifier: @Sendable (String) -> Void]] = [:]
-    /// Every caller that asked, to tell of the look-ups a reload begins.
+    /// Whom to tell when a look-up is over: every caller (a feed) that asked, once each. The
+    /// feeds ask for the same places, and one not waiting for that place asks nothing new.
     private var callers: [ObjectIdentifier: @Sendable (String) -> Void] = [:]
     private let working = DispatchGroup()
     /// Uniform in 0…1: spreads the retries of a failed look-up (a parameter so tests can pin it).
@@ -105,7 +102,7 @@ public final class Geocoder: @unchecked Sendable {
     /// Each place with coordinates (as configured, from the state file, or found earlier), why
     /// it cannot be located now, or nil while its look-up is under way: the look-up is begun
     /// here if it is not, and `whenLookedUp` is called with the place's name (on the geocoder's
-    /// queue, once per `caller`) when it is over. `now` (Unix seconds) times the retries;
+    /// queue, once per `caller`) when it, or any look-up, is over. `now` (Unix seconds) times the retries;
     /// `retryInterval` spaces the look-ups of a place that failed.
     public func locate(
         _ places: [Place], now: Double, retryInterval: Double, caller: ObjectIdentifier,
@@ -121,7 +118,6 @@ public final class Geocoder: @unchecked Sendable {
                 if let failure = failures[place.name], failure.search == search, now < failure.backoff.notBefore {
                     return .failure(failure.error)
                 }
-                waiters[place.name, default: [:]][caller] = whenLookedUp
                 if underWay[place.name]?.search != search {
                     let lookUp = LookUp(
                         name: place.name, search: search, retryInterval: retryInterval, generation: generation)
@@ -152,7 +148,6 @@ public final class Geocoder: @unchecked Sendable {
             self.wanted = wanted
             queued.removeAll { wanted[$0.name] != $0.search }
             underWay = underWay.filter { wanted[$0.key] == $0.value.search }
-            waiters = waiters.filter { wanted[$0.key] != nil }
             failures = failures.filter { wanted[$0.key] == $0.value.search }
             guard moved else { return }
             generation += 1
@@ -165,8 +160,7 @@ public final class Geocoder: @unchecked Sendable {
             // The places the old geocoder did not find are asked of the new one now, not at
             // their feeds' next refresh.
             for (name, search) in wanted where underWay[name] == nil && found[name]?.search != search {
-                let lookUp = LookUp(
-                    name: name, search: search, retryInterval: 0, generation: generation, byReload: true)
+                let lookUp = LookUp(name: name, search: search, retryInterval: 0, generation: generation)
                 underWay[name] = lookUp
                 queued.append(lookUp)
             }
@@ -229,10 +223,7 @@ public final class Geocoder: @unchecked Sendable {
         // configured so: nothing to keep, nobody to tell.
         guard lookUp.generation == generation, wanted.map({ $0[name] == search }) ?? true else { return [] }
         if underWay[name]?.search == search { underWay[name] = nil }
-        guard !client.isCancelled else {
-            waiters[name] = nil
-            return []
-        }
+        guard !client.isCancelled else { return [] }
         switch outcome {
         case .success(let choice):
             found[name] = choice
@@ -271,8 +262,7 @@ public final class Geocoder: @unchecked Sendable {
         }
         // A reload that searches for the place anew while this look-up ran waits for its own.
         guard underWay[name] == nil else { return [] }
-        let told = waiters.removeValue(forKey: name) ?? [:]
-        return Array((lookUp.byReload ? told.merging(callers) { one, _ in one } : told).values)
+        return Array(callers.values)
     }
 
     private func located(_ place: Place, _ choice: Found) -> Place {

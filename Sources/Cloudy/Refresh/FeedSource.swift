@@ -85,8 +85,8 @@ public struct FeedSchedule: Sendable, Equatable {
 /// Several feeds may share one: it is safe from any queue, and never makes a feed wait.
 public protocol PlaceLocator: Sendable {
     /// Each place with coordinates, why it cannot be located yet, or nil while it is being
-    /// looked up: `whenLookedUp` is then called with its name (once per `caller`, on any queue)
-    /// when the look-up is over. `retryInterval` spaces the look-ups of a place that failed.
+    /// looked up: `whenLookedUp` is called with the name of each place whose look-up is over
+    /// (once per `caller`, on any queue); a place the caller does not wait for it may ignore. `retryInterval` spaces the look-ups of a place that failed.
     func locate(
         _ places: [Place], now: Double, retryInterval: Double, caller: ObjectIdentifier,
         whenLookedUp: @escaping @Sendable (String) -> Void
