@@ -146,6 +146,31 @@ final class ConfiguredFeedTests: XCTestCase {
             "every place asked failed: the upstream backs off")
     }
 
+    /// A reload that adds a place to a source asked per place (Dark Sky, OpenWeatherMap's air
+    /// pollution) asks that place at once, and the others at their time, not all of them again.
+    func testAReloadAsksTheAddedPlaceAtOnceAndTheOthersAtTheirTime() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
+        let exchanges = Exchanges()
+        let reports = Reports()
+        let config = rig.config(places: 2, interval: 300)
+        let feed = Self.feed(config, rig: rig, reports: reports, exchanges: exchanges) { $0 }
+        feed.start()
+        defer { feed.stop(timeout: 0.5) }
+        rig.clock.advance(by: 0)
+        rig.clock.advance(by: 100)
+        let added = rig.config(places: 3, interval: 300)
+        feed.apply(added, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(\.uri), ["/Place%200", "/Place%201", "/Place%202"], "the added place alone")
+        XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1", "Place 2"])
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 200, accuracy: 1e-6)
+        rig.clock.advance(by: 200)
+        XCTAssertEqual(rig.asked.count, 6, "then every place, on the schedule")
+    }
+
     /// Fails its first place for the network after one of its two requests reached the API (as
     /// OpenWeatherMap's forecast after its current weather), its second before either did, and
     /// answers the third.

@@ -184,7 +184,7 @@ final class RefresherTests: XCTestCase {
         XCTAssertFalse(metricsText.contains("weather_temperature_celsius{location=\"Berlin\"}"), "stale at 900 s")
     }
 
-    func testReloadWithANewPlaceRefreshesAtOnceAndAnUnchangedOneKeepsTheSchedule() throws {
+    func testReloadWithANewPlaceAsksItAtOnceAndTheOthersKeepTheSchedule() throws {
         let first = config(interval: 60)
         start(first)
         clock.advance(by: 0)
@@ -197,11 +197,16 @@ final class RefresherTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 50, accuracy: 1e-6)
 
         let added = config(interval: 60, places: ["Berlin", "Oslo"])
-        let forecast = String(decoding: upstream.forecast, as: UTF8.self)
-        upstream.answer(.respond(status: .ok, headers: [], body: Array("[\(forecast),\(forecast)]".utf8)))
         reload(to: added, from: first)
         clock.advance(by: 0)
         XCTAssertEqual(upstream.requests.count, 2, "a new place is fetched at once")
+        XCTAssertTrue(upstream.requests.last?.contains("latitude=53.52&") == true, upstream.requests.last ?? "")
+        XCTAssertTrue(metricsText.contains("weather_temperature_celsius{location=\"Oslo\"} "))
+        XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 50, accuracy: 1e-6, "Berlin is not asked again before its time")
+        let forecast = String(decoding: upstream.forecast, as: UTF8.self)
+        upstream.answer(.respond(status: .ok, headers: [], body: Array("[\(forecast),\(forecast)]".utf8)))
+        clock.advance(by: 50)
+        XCTAssertEqual(upstream.requests.count, 3)
         XCTAssertTrue(upstream.requests.last?.contains("latitude=52.52,53.52") == true, upstream.requests.last ?? "")
 
         let slower = config(interval: 300, places: ["Berlin", "Oslo"])

@@ -10,8 +10,9 @@ import Logging
 /// for, record and render each, and finish with the back-off and the next refresh armed.
 extension Feed {
     /// Starts a refresh of every place, or of the places named: locates them, then asks.
-    /// `afterLookUp`: the places named were just looked up (`lookedUp`).
-    func begin(only names: Set<String>?, retryingNetwork: Bool, afterLookUp: Bool = false) {
+    /// `besideSchedule`: the places named were just looked up or added by a reload, and the
+    /// refresh armed stays (`askBesideSchedule`).
+    func begin(only names: Set<String>?, retryingNetwork: Bool, besideSchedule: Bool = false) {
         idle.enter()
         defer { idle.leave() }
         let started = clock.now()
@@ -43,14 +44,14 @@ extension Feed {
         places = asked.map { places[$0] }
         guard !places.isEmpty else {
             // Nothing to ask: the refresh armed stays, or the next one is armed.
-            if !afterLookUp { arm(in: backoffState.nextRefresh(after: lastStarted) - started) }
+            if !besideSchedule { arm(in: backoffState.nextRefresh(after: lastStarted) - started) }
             return
         }
         var run = RefreshRun<Report>(
             places: places, located: located, started: started, coversEveryPlace: coversEveryPlace)
         run.retriesNetwork = retryingNetwork
-        run.followsLookUp = afterLookUp
-        if afterLookUp, let deadline = timerDeadline {
+        run.besideSchedule = besideSchedule
+        if besideSchedule, let deadline = timerDeadline {
             run.armedBefore = (deadline, armedOnly, armedForNetwork)
         }
         let unlocated = located.indices.filter { run.location(at: $0) == nil }
@@ -235,13 +236,13 @@ extension Feed {
         }
         let networkWaiting = waitingIndexes.map { run.places[$0].name }
         let fastRetry = Self.firstNetworkRetry * Double(1 << min(networkRetries, 30))
-        if run.followsLookUp, let retryAfter = upstreamFailures.compactMap(\.retryAfter).max() {
+        if run.besideSchedule, let retryAfter = upstreamFailures.compactMap(\.retryAfter).max() {
             // Too little to back off for, but the upstream's own wait holds every request.
             backoffState.hold(retryAfter: retryAfter, now: now)
         }
         let regular = backoffState.nextRefresh(after: lastStarted)
-        if run.followsLookUp, keepArmed(after: run, networkWaiting: networkWaiting, now: now) {
-            // The refresh armed before stays; the back-off is not the found places' to move.
+        if run.besideSchedule, keepArmed(after: run, networkWaiting: networkWaiting, now: now) {
+            // The refresh armed before stays; the back-off is not these few places' to move.
         } else if !networkWaiting.isEmpty, fastRetry < backoffState.interval, now + fastRetry < regular {
             networkRetries += 1
             // Places that could not be located wait for the geocoder, not for this upstream.
@@ -256,9 +257,9 @@ extension Feed {
             arm(in: fastRetry, only: everyPlace ? nil : Set(networkWaiting), retryingNetwork: true)
         } else {
             if networkWaiting.isEmpty { networkRetries = 0 }
-            if run.followsLookUp {
-                // Places asked because their look-up just ended say too little of the upstream
-                // to move its back-off.
+            if run.besideSchedule {
+                // Places asked beside the schedule (just looked up, or added by a reload) say
+                // too little of the upstream to move its back-off.
             } else if !fetched.isEmpty, upstreamFailures.count == fetched.count {
                 let retryAfter = upstreamFailures.compactMap(\.retryAfter).max()
                 backoffState.recordFailure(now: now, retryAfter: retryAfter, jitter: jitter())
@@ -285,7 +286,7 @@ extension Feed {
                 "duration_seconds": "\(SampleValue.format((run.busySeconds * 1000).rounded() / 1000))",
                 "provider": "\(source.providerLabel)",
             ])
-        if !lookedUpMeanwhile.isEmpty { askLookedUp(lookedUpMeanwhile) }
+        if !lookedUpMeanwhile.isEmpty { askBesideSchedule(lookedUpMeanwhile) }
     }
 
     private static func seconds(since start: DispatchTime) -> Double {

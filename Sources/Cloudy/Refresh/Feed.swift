@@ -124,10 +124,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
     /// (nil: it stays, with its caches), `restart` says it is another upstream (its back-off
     /// starts afresh). When places were added or changed where they are asked
-    /// (`Place.isAskedAlike`), or what is fetched changed, a refresh runs at once (back-off,
-    /// Retry-After and a quiet period permitting), so new places appear without waiting a whole
-    /// interval; a paced refresh under way then asks its places still waiting and the new ones,
-    /// not its first places again. A reload that changed neither (only units, thresholds, or
+    /// (`Place.isAskedAlike`), they are asked at once (back-off, Retry-After and a quiet period
+    /// permitting), so new places appear without waiting a whole interval: beside the schedule,
+    /// which the other places keep; or, with a paced refresh under way, in a refresh of its places
+    /// still waiting and the new ones, not its first places again. When what is fetched changed,
+    /// every place is asked at once. A reload that changed neither (only units, thresholds, or
     /// places removed) keeps the schedule: a paced refresh goes on without the removed places, an
     /// armed fast network retry stays; its next batch moves only when the quota changed. So
     /// reloading is no way around fair use.
@@ -157,16 +158,16 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             // and a refresh armed below no longer waits for a quiet period shown.
             defer { self.armStaleTimer() }
             let now = self.clock.now()
-            if source != nil || !new.isEmpty {
+            if source == nil, self.run == nil, !new.isEmpty, !unchanged.isEmpty {
+                // Only the added or changed places are asked now, beside the schedule: the
+                // others are not asked again before their time (a per-place upstream counts
+                // each of them), and the refresh armed stays.
+                self.askBesideSchedule(Set(new.map(\.name)))
+            } else if source != nil || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
                 // settings goes on with its places still waiting, plus the added or changed ones,
                 // rather than asking its first places again.
-                // So does one armed by an earlier reload that has not begun yet.
-                var only: Set<String>?
-                if source == nil, self.run != nil { only = Set(waiting + new.map(\.name)) }
-                if source == nil, self.run == nil, !self.armedForNetwork, let armed = self.armedOnly {
-                    only = armed.intersection(unchanged).union(new.map(\.name))
-                }
+                let only = source == nil && self.run != nil ? Set(waiting + new.map(\.name)) : nil
                 self.arm(in: self.backoffState.notBefore - now, only: only)
             } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork,
                 self.armedOnly == nil

@@ -24,8 +24,9 @@ struct RefreshRun<Report: Sendable> {
     var waitsForQuietPeriod = false
     /// The run is a fast retry after network failures before the places' first weather.
     var retriesNetwork = false
-    /// The run asks places whose look-up just ended (`Feed.lookedUp`).
-    var followsLookUp = false
+    /// The run asks places beside the schedule: their look-up just ended (`Feed.lookedUp`), or a
+    /// reload added or moved them (`Feed.askBesideSchedule`).
+    var besideSchedule = false
     /// The refresh armed when such a run began, kept when it ends (`Feed.keepArmed`): when it
     /// goes, the places it asks (nil: every place), and whether it is a fast network retry.
     var armedBefore: (deadline: Double, only: Set<String>?, network: Bool)?

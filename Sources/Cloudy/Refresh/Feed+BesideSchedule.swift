@@ -1,5 +1,7 @@
-/// Places whose `city:` look-up ended after the refresh that wanted them went on without them
-/// (`PlaceLocator`): asked as soon as the upstream may be asked, not at the next refresh.
+/// Places asked at once, beside the schedule: those whose `city:` look-up ended after the refresh
+/// that wanted them went on without them (`PlaceLocator`), and those a reload added or moved.
+/// They are asked as soon as the upstream may be asked, in a refresh of their own, and the
+/// refresh armed for the others stays as it was.
 extension Feed {
     /// A `city:` place's look-up is over, found or failed: the place is asked now rather than
     /// at the next refresh, or after the refresh under way (paced, or waiting for a quiet period).
@@ -13,29 +15,31 @@ extension Feed {
         queue.async {
             self.askingLookedUp = false
             guard self.running, self.run == nil, !self.lookedUpMeanwhile.isEmpty else { return }
-            self.askLookedUp(self.lookedUpMeanwhile)
+            self.askBesideSchedule(self.lookedUpMeanwhile)
         }
     }
 
-    /// Asks places just looked up at once, in a refresh of their own that leaves the refresh
-    /// armed (`RefreshRun.armedBefore`) as it was. Unless a back-off, a `Retry-After` or a quiet
-    /// period holds every request back, or a refresh of every place is due anyway: then the
-    /// refresh armed asks them (one armed for some places takes them in).
-    func askLookedUp(_ names: Set<String>) {
+    /// Asks places (just looked up, or added by a reload) at once, in a refresh of their own that
+    /// leaves the refresh armed (`RefreshRun.armedBefore`) as it was. Unless a back-off, a
+    /// `Retry-After` or a quiet period holds every request back, or a refresh of every place is
+    /// due anyway: then the refresh armed asks them (one armed for some places takes them in, as
+    /// does one armed for some places that is due: a second reload before the first one's refresh).
+    func askBesideSchedule(_ names: Set<String>) {
         let now = clock.now()
-        if now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now {
+        let due = (timerDeadline ?? .infinity) <= now
+        if now < backoffState.notBefore || (account.quietPeriod?.until ?? 0) > now || (due && armedOnly != nil) {
             if let armed = armedOnly {
                 arm(in: (timerDeadline ?? now) - now, only: armed.union(names), retryingNetwork: armedForNetwork)
             }
             lookedUpMeanwhile = []
-        } else if armedOnly == nil, !armedForNetwork, (timerDeadline ?? .infinity) <= now {
+        } else if armedOnly == nil, !armedForNetwork, due {
             lookedUpMeanwhile = []
         } else {
-            begin(only: names, retryingNetwork: false, afterLookUp: true)
+            begin(only: names, retryingNetwork: false, besideSchedule: true)
         }
     }
 
-    /// Ends a refresh of places just looked up: the refresh armed before it stays, and takes in
+    /// Ends a refresh beside the schedule: the refresh armed before it stays, and takes in
     /// those of its places still waiting for the network when it is a fast retry or a refresh of
     /// some places. Returns false when there is none to keep, or it is a refresh of every place
     /// on the schedule while some places wait for the network: `finish` then arms as usual.
