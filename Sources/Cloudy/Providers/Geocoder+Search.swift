@@ -13,8 +13,15 @@ extension Geocoder {
         return url
     }
 
+    /// What a look-up found, and the log line that says so once it is kept (`Geocoder.settle`):
+    /// a look-up a reload made stale is not logged as the place's choice.
+    struct Resolved {
+        var found: Found
+        var metadata: Logger.Metadata
+    }
+
     /// Asks the geocoder for `search`, within `refresh.timeout` like any upstream request.
-    func lookUp(_ search: CitySearch, now: Double) -> Result<Found, WeatherFetchError> {
+    func lookUp(_ search: CitySearch, now: Double) -> Result<Resolved, WeatherFetchError> {
         let request = HTTPRequest(
             url: url(for: search), headers: [("Accept", "application/json")], timeout: timeout)
         let answer = client.fetch(request, countedAs: "geocoding", by: recorder) {
@@ -50,8 +57,7 @@ extension Geocoder {
         if let ignored = choice.timezone, found.timezone == nil {
             metadata["ignored_timezone"] = "\(ignored)"
         }
-        logger.info("city resolved", metadata: metadata)
-        return .success(found)
+        return .success(Resolved(found: found, metadata: metadata))
     }
 
     /// Results in the geocoder's order, keeping only those in `country` and, when the query has

@@ -216,7 +216,9 @@ public final class Geocoder: @unchecked Sendable {
 
     /// Keeps what a look-up found or why it failed, and says whom to tell. A look-up the
     /// shutdown cut short leaves nothing: the next start asks again.
-    private func settle(_ lookUp: LookUp, _ outcome: Result<Found, WeatherFetchError>) -> [@Sendable (String) -> Void] {
+    private func settle(_ lookUp: LookUp, _ outcome: Result<Resolved, WeatherFetchError>)
+        -> [@Sendable (String) -> Void]
+    {
         let name = lookUp.name
         let search = lookUp.search
         // Asked of a geocoder a reload replaced (asked again there), or for a place no longer
@@ -226,7 +228,8 @@ public final class Geocoder: @unchecked Sendable {
         guard !client.isCancelled else { return [] }
         switch outcome {
         case .success(let choice):
-            found[name] = choice
+            logger.info("city resolved", metadata: choice.metadata)
+            found[name] = choice.found
             failures[name] = nil
             save()
         case .failure(let error):
