@@ -612,6 +612,11 @@ def check_grafana():
             title = p.get("title", p.get("id"))
             if (p.get("datasource") or {}).get("uid") != "${datasource}":
                 problems.append("%s: panel %r does not use the datasource variable" % (name, title))
+            if p.get("type") == "timeseries" and (
+                    (p.get("fieldConfig") or {}).get("defaults", {}).get("custom", {}).get("spanNulls") is not False):
+                # A line drawn across a gap shows a down or stale place, or a dead exporter, as
+                # if it had reported all along.
+                problems.append("%s: time series panel %r does not leave gaps (spanNulls: false)" % (name, title))
             targets = [t for t in p.get("targets", []) if t.get("expr", "").strip()]
             if not targets:
                 problems.append("%s: panel %r has no target with an expr" % (name, title))
