@@ -129,4 +129,28 @@ final class GeocoderReloadTests: XCTestCase {
         }
         XCTAssertEqual(try located[0]?.get().latitude, 37.21533)
     }
+
+    /// Look-ups hung at a geocoder a reload replaced give their lanes up at once, so the places
+    /// are asked of the new one without waiting out `refresh.timeout` (here 60 s) behind them.
+    func testLookUpsHungAtTheOldURLGiveTheirLanesUpAtOnce() throws {
+        let gate = ScriptedHTTPServer.ReleaseGate()
+        defer { gate.open() }
+        let old = try geocodingServer(gate: gate)
+        let new = try geocodingServer()
+        let towns = (0...Geocoder.lanes).map(town)
+        let geocoder = geocoder(old.server.baseURL)
+        geocoder.update(url: old.server.baseURL, timeout: 60, places: towns)
+        _ = geocoder.locate(towns, now: clock.now(), retryInterval: 60, caller: ObjectIdentifier(self)) { _ in }
+        let deadline = Date().addingTimeInterval(20)
+        while old.searches.withLockedValue({ $0.count }) < Geocoder.lanes, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(old.searches.withLockedValue { $0.count }, Geocoder.lanes, "every lane hangs; one place waits")
+        geocoder.update(url: new.server.baseURL, timeout: 60, places: towns)
+        while new.searches.withLockedValue({ $0.count }) < towns.count, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(
+            Set(new.searches.withLockedValue { $0 }), Set(towns.map(\.name)), "all asked there, long before 60 s")
+        geocoder.waitForLookUps()
+        XCTAssertEqual(
+            try geocoder.locate(towns, now: clock.now(), retryInterval: 60, caller: ObjectIdentifier(self)) { _ in }
+                .map { try $0?.get().latitude }, Array(repeating: 37.21533, count: towns.count))
+    }
 }

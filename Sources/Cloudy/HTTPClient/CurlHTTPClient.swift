@@ -75,7 +75,7 @@ public final class CurlHTTPClient: Sendable {
             return .failure(HTTPClientError(.network, "curl_easy_init failed"))
         }
         let handle = easy.raw
-        let exchange = Exchange(client: self, cap: maxBodyBytes)
+        let exchange = Exchange(client: self, cap: maxBodyBytes, isMoot: request.isMoot)
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
@@ -176,10 +176,12 @@ final class Exchange {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var exceeded = false
+    let isMoot: (@Sendable () -> Bool)?
 
-    init(client: CurlHTTPClient, cap: Int) {
+    init(client: CurlHTTPClient, cap: Int, isMoot: (@Sendable () -> Bool)?) {
         self.client = client
         self.cap = cap
+        self.isMoot = isMoot
     }
 }
 
@@ -231,5 +233,5 @@ private func curlProgress(
 ) -> Int32 {
     guard let userdata else { return 0 }
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata).takeUnretainedValue()
-    return exchange.client.isCancelled ? 1 : 0
+    return exchange.client.isCancelled || exchange.isMoot?() == true ? 1 : 0
 }

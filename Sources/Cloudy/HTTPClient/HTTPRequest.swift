@@ -9,6 +9,10 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// Off for requests that carry a key, so it never travels to another host.
     public var followRedirects = true
+    /// Asked at libcurl's progress ticks (at least once a second while an answer is awaited):
+    /// true cuts the exchange short, as a shutdown does (`cancelled`, or `not_sent` when nothing
+    /// went out). For a request that became moot: a look-up at a geocoder a reload replaced.
+    public var isMoot: (@Sendable () -> Bool)?
 
     public init(url: String, headers: [(name: String, value: String)] = [], timeout: Double = 10, body: [UInt8]? = nil)
     {

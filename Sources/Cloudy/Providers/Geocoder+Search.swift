@@ -20,10 +20,14 @@ extension Geocoder {
         var metadata: Logger.Metadata
     }
 
-    /// Asks the geocoder for `search`, within `refresh.timeout` like any upstream request.
-    func lookUp(_ search: CitySearch, now: Double) -> Result<Resolved, WeatherFetchError> {
-        let request = HTTPRequest(
+    /// Asks the geocoder for `search`, within `refresh.timeout` like any upstream request, and
+    /// gives up as soon as `isMoot` says the answer would not be kept.
+    func lookUp(
+        _ search: CitySearch, now: Double, isMoot: @escaping @Sendable () -> Bool
+    ) -> Result<Resolved, WeatherFetchError> {
+        var request = HTTPRequest(
             url: url(for: search), headers: [("Accept", "application/json")], timeout: timeout)
+        request.isMoot = isMoot
         let answer = client.fetch(request, countedAs: "geocoding", by: recorder) {
             response -> Result<GeocodingAnswer, WeatherFetchError> in
             guard response.status == 200 else {

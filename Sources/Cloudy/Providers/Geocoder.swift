@@ -208,7 +208,11 @@ public final class Geocoder: @unchecked Sendable {
                 held.map {
                     .failure(WeatherFetchError("not asked: the geocoder asked to wait (\($0))", wasAsked: false))
                 }
-                ?? lookUp(next.search, now: now)
+                ?? lookUp(next.search, now: now) { [weak self] in
+                    // A reload made it moot: it gives its lane up at once, not at refresh.timeout.
+                    guard let self else { return true }
+                    return self.lock.withLock { self.isMoot(next) }
+                }
             let told = lock.withLock { settle(next, outcome) }
             for tell in told { tell(next.name) }
         }
@@ -221,9 +225,7 @@ public final class Geocoder: @unchecked Sendable {
     {
         let name = lookUp.name
         let search = lookUp.search
-        // Asked of a geocoder a reload replaced (asked again there), or for a place no longer
-        // configured so: nothing to keep, nobody to tell.
-        guard lookUp.generation == generation, wanted.map({ $0[name] == search }) ?? true else { return [] }
+        guard !isMoot(lookUp) else { return [] }
         if underWay[name]?.search == search { underWay[name] = nil }
         guard !client.isCancelled else { return [] }
         switch outcome {
@@ -266,6 +268,12 @@ public final class Geocoder: @unchecked Sendable {
         // A reload that searches for the place anew while this look-up ran waits for its own.
         guard underWay[name] == nil else { return [] }
         return Array(callers.values)
+    }
+
+    /// Asked of a geocoder a reload replaced (asked again there), or for a place no longer
+    /// configured so: nothing to keep, nobody to tell. Under `lock`.
+    private func isMoot(_ lookUp: LookUp) -> Bool {
+        lookUp.generation != generation || wanted.map { $0[lookUp.name] != lookUp.search } ?? false
     }
 
     private func located(_ place: Place, _ choice: Found) -> Place {
