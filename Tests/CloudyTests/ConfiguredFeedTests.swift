@@ -60,7 +60,6 @@ final class ConfiguredFeedTests: XCTestCase {
         func setQuietPeriod(_ quietPeriod: QuietPeriod?) {}
         func render(now: Double) {}
         func nextStaleDeadline() -> Double? { nil }
-        func recordRefresh(seconds: Double) {}
         var succeeded: [String] {
             last.withLockedValue { $0.filter { if case .success = $0.value { true } else { false } }.keys.sorted() }
         }

@@ -5,9 +5,10 @@ import Logging
 /// periods through its `QuotaAccount`, the quick retry while the network is not up, the stale
 /// re-render, and hands what comes back to its `FeedRecorder`.
 ///
-/// A new source is one file: a type conforming to this (its request, batching and decoding),
-/// plus what it records (a `FeedRecorder`) and a line where the application builds its feed.
-/// The weather providers are the first sources (`WeatherProvider` refines this protocol).
+/// A new source writes this (its request, batching and decoding), what it records and shows (a
+/// `FeedRecorder`, its status and families), its config, and where the application builds its
+/// feed: docs/architecture.md, "Adding an upstream". The weather providers are the first
+/// sources (`WeatherProvider` refines this protocol).
 public protocol FeedSource<Report>: Sendable {
     /// What one place gets from the upstream (`WeatherSnapshot` for the weather).
     associatedtype Report: Sendable
@@ -62,6 +63,8 @@ public protocol FeedRecorder<Report>: Sendable {
 extension FeedRecorder {
     /// Only the weather's places say that they wait for room (`/readyz`).
     public func setPacedUntil(_ until: Double?) {}
+    /// Only the weather's refresh is timed (`cloudy_exporter_refresh_duration_seconds`).
+    public func recordRefresh(seconds: Double) {}
 }
 
 /// How a feed spends: which places, how often, and what one place costs its quota.

@@ -59,7 +59,4 @@ struct AirQualityRecorder: FeedRecorder {
     func nextStaleDeadline() -> Double? {
         store.nextAirQualityStaleDeadline()
     }
-
-    /// `cloudy_exporter_refresh_*` times the weather's refresh, not this one.
-    func recordRefresh(seconds: Double) {}
 }

@@ -25,9 +25,6 @@ public struct WarningRecorder: FeedRecorder {
     public func nextStaleDeadline() -> Double? {
         store.nextWarningDeadline()
     }
-
-    /// `cloudy_exporter_refresh_duration_seconds` times the weather refresh only.
-    public func recordRefresh(seconds: Double) {}
 }
 
 extension WarningSettings {
