@@ -111,7 +111,8 @@ extension AirQualityFeed.Parts {
         let source = source(config)
         return Feed(
             source: source, schedule: AirQualityFeed.schedule(config),
-            recorder: AirQualityRecorder(store: store, ownAccount: spending == .weather ? nil : source.providerLabel),
+            recorder: StatusRecorder(
+                store: store, status: \.airQuality, ownAccount: spending == .weather ? nil : source.providerLabel),
             account: account(for: spending, config, upstream: source.providerLabel), client: client,
             locator: weather.geocoder, logger: logger, clock: clock)
     }

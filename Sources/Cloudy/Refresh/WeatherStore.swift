@@ -79,7 +79,7 @@ public final class WeatherStore: Sendable {
         }
     }
 
-    /// Changes the statuses through `change` (`WeatherStore+AirQuality.swift`).
+    /// Changes the statuses through `change` (`WeatherStore+Sources.swift`).
     func updateStatuses(_ change: (inout [PlaceStatus]) -> Void) {
         state.withLockedValue { state in
             change(&state.statuses)
