@@ -84,17 +84,24 @@ final class ConfiguredFeedTests: XCTestCase {
             sourceChanged: { _, _ in false })
     }
 
-    func testANewSourceGetsTheScheduleTheBackOffAndReloadsFromTheFeed() throws {
-        let rig = try RefresherRig()
-        defer { rig.stop() }
+    /// The echo feed of two places every 300 s, each answered "hello <path>", after its first
+    /// refresh.
+    func startEchoFeed(_ rig: RefresherRig) -> (ConfiguredFeed<String>, Reports, Exchanges, Config) {
         rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
         let exchanges = Exchanges()
         let reports = Reports()
         let config = rig.config(places: 2, interval: 300)
         let feed = Self.feed(config, rig: rig, reports: reports, exchanges: exchanges) { $0 }
         feed.start()
-        defer { feed.stop(timeout: 0.5) }
         rig.clock.advance(by: 0)
+        return (feed, reports, exchanges, config)
+    }
+
+    func testANewSourceGetsTheScheduleTheBackOffAndReloadsFromTheFeed() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        let (feed, reports, exchanges, config) = startEchoFeed(rig)
+        defer { feed.stop(timeout: 0.5) }
         XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1"])
         XCTAssertEqual(try reports.last.withLockedValue { try $0["Place 1"]?.get() }, "hello /Place%201")
         XCTAssertEqual(exchanges.counted.withLockedValue { $0 }, ["echo 200", "echo 200"], "counted under its label")
@@ -150,14 +157,8 @@ final class ConfiguredFeedTests: XCTestCase {
     func testAReloadAsksTheAddedPlaceAtOnceAndTheOthersAtTheirTime() throws {
         let rig = try RefresherRig()
         defer { rig.stop() }
-        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
-        let exchanges = Exchanges()
-        let reports = Reports()
-        let config = rig.config(places: 2, interval: 300)
-        let feed = Self.feed(config, rig: rig, reports: reports, exchanges: exchanges) { $0 }
-        feed.start()
+        let (feed, reports, exchanges, config) = startEchoFeed(rig)
         defer { feed.stop(timeout: 0.5) }
-        rig.clock.advance(by: 0)
         rig.clock.advance(by: 100)
         let added = rig.config(places: 3, interval: 300)
         feed.apply(added, previous: config)
