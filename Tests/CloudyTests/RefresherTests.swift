@@ -214,6 +214,33 @@ final class RefresherTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 300, accuracy: 1e-6, "a new interval counts from the last start")
     }
 
+    /// A reload that adds a place and changes the interval (by hand, or the quota plan's
+    /// stretch) asks the place at once and the others at the new interval, not the old one.
+    func testAnAddedPlaceAndANewIntervalAreBothTakenAtOnce() throws {
+        let first = config(interval: 60)
+        start(first)
+        clock.advance(by: 0)
+        clock.advance(by: 10)
+        reload(to: config(interval: 300, places: ["Berlin", "Oslo"]), from: first)
+        clock.advance(by: 0)
+        XCTAssertEqual(upstream.requests.count, 2, "Oslo at once")
+        XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 290, accuracy: 1e-6, "300 s from the last start")
+    }
+
+    /// A new `provider.user_agent` goes with the next request: nothing is asked again for it
+    /// (MET Norway's `Expires` and OpenWeatherMap's call spacing live in the provider).
+    func testANewUserAgentAsksNothingAgain() throws {
+        let first = config(interval: 60)
+        start(first)
+        clock.advance(by: 0)
+        var second = first
+        second.provider.userAgent = "cloudy-tests/2 ops@example.org"
+        reload(to: second, from: first)
+        clock.advance(by: 0)
+        XCTAssertEqual(upstream.requests.count, 1)
+        XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 60, accuracy: 1e-6)
+    }
+
     func testReloadDuringBackOffWaitsForTheBackOff() throws {
         let first = config(interval: 60)
         start(first)

@@ -6,7 +6,7 @@ import XCTest
 /// What a reload changes in the requests the real binary sends (the `User-Agent` of every
 /// feed) and what it keeps: `--shard` from the command line.
 final class ReloadEndToEndTests: FakeWeatherTestCase {
-    func config(provider extra: String = "") -> String {
+    func config(provider extra: String = "", places more: String = "") -> String {
         """
         provider:
           url: \(fake.baseURL)
@@ -18,6 +18,7 @@ final class ReloadEndToEndTests: FakeWeatherTestCase {
           - name: Berlin
             latitude: 52.52
             longitude: 13.41
+        \(more)
         """
     }
 
@@ -31,12 +32,15 @@ final class ReloadEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(try userAgents(), [ProviderSettings().userAgentInUse])
         XCTAssertTrue(ProviderSettings().userAgentInUse.hasPrefix("cloudy_exporter/\(BuildInfo.version) "))
 
-        try config(provider: "  user_agent: \"cloudy-test/2.0 ops@example.org\"")
-            .write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        // The User-Agent alone asks nothing again; the place added with it is asked at once.
+        try config(
+            provider: "  user_agent: \"cloudy-test/2.0 ops@example.org\"",
+            places: "  - {name: Oslo, latitude: 59.91, longitude: 10.75}"
+        ).write(to: exporter.configFile, atomically: true, encoding: .utf8)
         XCTAssertEqual(try exporter.post("/-/reload").status, 200)
-        // Another provider setting: a refresh starts at once.
-        _ = try exporter.metrics { ($0["cloudy_exporter_refresh_duration_seconds_count"] ?? 0) >= 2 }
+        _ = try exporter.metrics { $0["weather_up{location=\"Oslo\"}"] == 1 }
         XCTAssertEqual(try userAgents(), [ProviderSettings().userAgentInUse, "cloudy-test/2.0 ops@example.org"])
+        XCTAssertEqual(try fake.requests().compactMap { $0["path"] as? String }.count, 2, "Berlin not asked again")
     }
 
     /// A sharded replica reloaded (POST, then SIGHUP) with more places still exports only the

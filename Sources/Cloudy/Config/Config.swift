@@ -83,6 +83,15 @@ public struct ProviderSettings: Sendable, Equatable {
         self.userAgent = userAgent
     }
 
+    /// Whether a provider built from these settings asks what one built from `other` asks: all
+    /// but the `User-Agent`, which a reload gives the clients as they are (`Feeds.apply`), so a
+    /// new one changes no schedule and empties no cache.
+    public func asksAlike(_ other: ProviderSettings) -> Bool {
+        var other = other
+        other.userAgent = userAgent
+        return self == other
+    }
+
     /// Whether `url` is the provider's own public host (`ProviderName.defaultURL`), by http or
     /// https, with or without a path: where its free tier and fair-use rules apply.
     public var isPublicHost: Bool { Self.isPublicHost(url, of: name.defaultURL) }

@@ -161,7 +161,10 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             if source == nil, self.run == nil, !new.isEmpty, !unchanged.isEmpty {
                 // Only the added or changed places are asked now, beside the schedule: the
                 // others are not asked again before their time (a per-place upstream counts
-                // each of them), and the refresh armed stays.
+                // each of them), and the refresh armed stays, at the new interval.
+                if schedule.interval != previous.interval, !self.armedForNetwork, self.armedOnly == nil {
+                    self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
+                }
                 self.askBesideSchedule(Set(new.map(\.name)))
             } else if source != nil || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch

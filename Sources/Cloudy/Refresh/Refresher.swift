@@ -68,7 +68,7 @@ public final class Refresher: ScheduledFeed {
     /// `QuotaAccount.update`) and is asked at once, a quiet period permitting.
     public func apply(_ config: Config, previous: Config) {
         let fetchSettingsChanged =
-            config.provider != previous.provider || config.forecast != previous.forecast
+            !config.provider.asksAlike(previous.provider) || config.forecast != previous.forecast
             || config.refresh.timeout != previous.refresh.timeout
             || config.refresh.parallelRequests != previous.refresh.parallelRequests
         let budget = callBudget(config)
