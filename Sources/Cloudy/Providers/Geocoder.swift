@@ -16,7 +16,7 @@ import NIOConcurrencyHelpers
 /// a `.network` failure, retried by the feeds' fast network retry as their own.
 public final class Geocoder: @unchecked Sendable {
     /// A place's failed look-up: what was searched for, when to ask again, and what to say.
-    private struct Failure {
+    struct Failure {
         var search: CitySearch
         var backoff: Backoff
         var error: WeatherFetchError
@@ -24,7 +24,7 @@ public final class Geocoder: @unchecked Sendable {
 
     /// A look-up to run: the place's name, what to search for, how far apart its retries go,
     /// and the geocoder it was for (`generation`: a reload to another URL starts a new one).
-    private struct LookUp {
+    struct LookUp {
         var name: String
         var search: CitySearch
         var retryInterval: Double
@@ -42,11 +42,11 @@ public final class Geocoder: @unchecked Sendable {
     /// next one may go: shorter than the feeds' first fast network retry, which decides when.
     static let networkFailureWait: Double = 1
 
-    private let lock = NIOLock()
+    let lock = NIOLock()
     /// Set by `update` while look-ups run: locks of their own, so a look-up can read them.
-    private let base: NIOLockedValueBox<String>
+    let base: NIOLockedValueBox<String>
     var baseURL: String { base.withLockedValue { $0 } }
-    private let limit: NIOLockedValueBox<Double>
+    let limit: NIOLockedValueBox<Double>
     /// `refresh.timeout`: the longest a look-up may take, connecting included.
     var timeout: Double { limit.withLockedValue { $0 } }
     let client: CurlHTTPClient
@@ -58,24 +58,29 @@ public final class Geocoder: @unchecked Sendable {
     /// and reading it whole could exhaust a pod's memory at every start.
     static let maxFileBytes = 16 << 20
     // Touched only under `lock`:
-    private var found: [String: Found]
+    var found: [String: Found]
     /// Places whose last look-up failed. A place searched for anew (a reload fixed its `city:`)
     /// does not wait for the old search.
-    private var failures: [String: Failure] = [:]
+    var failures: [String: Failure] = [:]
     /// Look-ups not begun yet, in the order asked for.
-    private var queued: [LookUp] = []
+    var queued: [LookUp] = []
     /// Each place's look-up queued or running.
-    private var underWay: [String: LookUp] = [:]
+    var underWay: [String: LookUp] = [:]
     private var busyLanes = 0
     /// Bumped when the URL changes: what a look-up at the old one finds is not kept.
-    private var generation = 0
+    var generation = 0
     /// The geocoder refused for its rate limit or sent `Retry-After`: no look-up goes to it
     /// before this (clock seconds), for any place; `heldFor` says why.
-    private var heldUntil = 0.0
-    private var heldFor = ""
+    var heldUntil = 0.0
+    var heldFor = ""
+    /// The places held back meanwhile, and the timer that has the feeds told of them when the
+    /// wait is over.
+    var heldBack: Set<String> = []
+    var holdEnd: ScheduledTimer?
+    private let holdQueue = DispatchQueue(label: "cloudy.geocoder.hold")
     /// The `city:` places configured, by name (nil until `update` says): a look-up for another
     /// place, or another search, is not run, and what one under way finds is not kept.
-    private var wanted: [String: CitySearch]?
+    var wanted: [String: CitySearch]?
     /// Whom to tell when a look-up is over: every caller (a feed) that asked, once each. The
     /// feeds ask for the same places, and one not waiting for that place asks nothing new.
     private var callers: [ObjectIdentifier: @Sendable (String) -> Void] = [:]
@@ -131,43 +136,6 @@ public final class Geocoder: @unchecked Sendable {
         return locations
     }
 
-    /// Applies a config (at start and after a reload): the geocoder's URL, `refresh.timeout`,
-    /// and the `city:` places configured. Look-ups queued for a place no longer configured, or
-    /// searched for otherwise, are dropped, and what one under way for it finds is not kept
-    /// (nor logged). Another URL is another geocoder: failures at the old one no longer hold a
-    /// place back, and the look-ups under way there are asked again at the new one.
-    func update(url: String, timeout: Double, places: [Place]) {
-        limit.withLockedValue { $0 = timeout }
-        let moved = base.withLockedValue { base in
-            defer { base = url }
-            return base != url
-        }
-        lock.withLock {
-            var wanted: [String: CitySearch] = [:]
-            for place in places { if let search = place.city { wanted[place.name] = search } }
-            self.wanted = wanted
-            queued.removeAll { wanted[$0.name] != $0.search }
-            underWay = underWay.filter { wanted[$0.key] == $0.value.search }
-            failures = failures.filter { wanted[$0.key] == $0.value.search }
-            guard moved else { return }
-            generation += 1
-            failures = [:]
-            heldUntil = 0
-            let queuedNames = Set(queued.map(\.name))
-            for index in queued.indices { queued[index].generation = generation }
-            for name in underWay.keys { underWay[name]?.generation = generation }
-            queued += underWay.values.filter { !queuedNames.contains($0.name) }
-            // The places the old geocoder did not find are asked of the new one now, not at
-            // their feeds' next refresh.
-            for (name, search) in wanted where underWay[name] == nil && found[name]?.search != search {
-                let lookUp = LookUp(name: name, search: search, retryInterval: 0, generation: generation)
-                underWay[name] = lookUp
-                queued.append(lookUp)
-            }
-        }
-        startLanes()
-    }
-
     /// Returns once no look-up is queued or running (tests: what a look-up leads to is then
     /// queued on the feeds that wait for it).
     func waitForLookUps() {
@@ -175,7 +143,7 @@ public final class Geocoder: @unchecked Sendable {
     }
 
     /// Puts idle lanes to work on the queued look-ups.
-    private func startLanes() {
+    func startLanes() {
         let idle = lock.withLock {
             let idle = min(queued.count, Self.lanes - busyLanes)
             busyLanes += idle
@@ -246,14 +214,20 @@ public final class Geocoder: @unchecked Sendable {
                 earlier
                 ?? Backoff(interval: network ? Self.networkFailureWait : max(Self.shortestRetry, lookUp.retryInterval))
             backoff.recordFailure(now: clock.now(), retryAfter: error.retryAfter, jitter: jitter())
-            if error.isRateLimit || error.retryAfter != nil, backoff.notBefore > heldUntil {
-                // The geocoder's limit is the client's, not the place's: the others wait too.
-                (heldUntil, heldFor) = (backoff.notBefore, error.message)
+            if error.isRateLimit || error.retryAfter != nil {
+                // The geocoder's limit is the client's, not the place's: the others wait too, and
+                // its `Retry-After` is the wait, not the place's back-off.
+                if let retryAfter = error.retryAfter, retryAfter.isFinite {
+                    backoff = Backoff(interval: backoff.interval)
+                    backoff.hold(retryAfter: retryAfter, now: clock.now())
+                }
+                hold(until: backoff.notBefore, for: error.message, place: name)
             }
             if !error.wasAsked {
                 // Held back with the others: asked again when the geocoder's wait is over.
                 backoff = Backoff(interval: backoff.interval)
-                backoff.recordFailure(now: clock.now(), retryAfter: heldUntil - clock.now(), jitter: 0.5)
+                backoff.hold(until: heldUntil)
+                hold(until: heldUntil, for: heldFor, place: name)
             }
             // "geocoding: timed out" from the client, "HTTP 503" from an answer: said once.
             let reason = error.message.hasPrefix("geocoding: ") ? String(error.message.dropFirst(11)) : error.message
@@ -268,6 +242,24 @@ public final class Geocoder: @unchecked Sendable {
         // A reload that searches for the place anew while this look-up ran waits for its own.
         guard underWay[name] == nil else { return [] }
         return Array(callers.values)
+    }
+
+    /// Holds every look-up back until `until` (the geocoder asked to wait), and has the feeds
+    /// told of `place` then, so that they ask for it again at once rather than at their next
+    /// refresh. Under `lock`.
+    private func hold(until: Double, for reason: String, place: String) {
+        heldBack.insert(place)
+        guard until > heldUntil || holdEnd == nil else { return }
+        (heldUntil, heldFor) = (max(until, heldUntil), until > heldUntil ? reason : heldFor)
+        holdEnd?.cancel()
+        holdEnd = clock.schedule(after: heldUntil - clock.now(), leeway: 0, on: holdQueue) { [weak self] in
+            guard let self else { return }
+            let (names, told) = self.lock.withLock {
+                defer { (self.heldBack, self.holdEnd) = ([], nil) }
+                return (self.heldBack, Array(self.callers.values))
+            }
+            for name in names.sorted() { for tell in told { tell(name) } }
+        }
     }
 
     /// Asked of a geocoder a reload replaced (asked again there), or for a place no longer
