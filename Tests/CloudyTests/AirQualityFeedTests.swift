@@ -228,4 +228,39 @@ extension AirQualityFeedTests {
         rig.store.render(now: rig.clock.now())
         XCTAssertFalse(rig.store.renderedSamples.keys.contains { $0.hasPrefix(Self.refusedUntil) })
     }
+
+    /// OpenWeatherMap's air pollution (current values, asked per place) is not asked again by a
+    /// reload that changes only the forecast's days, which its requests do not carry: a place's
+    /// calls stay within its ten-minute spacing.
+    func testAReloadOfTheForecastsDaysDoesNotAskTheAirPollutionAgain() throws {
+        try answer()
+        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
+        let asked = NIOLockedValueBox(0)
+        let owm = try ScriptedHTTPServer { _ in
+            asked.withLockedValue { $0 += 1 }
+            return .respond(status: .ok, headers: [], body: fixture)
+        }
+        defer { owm.stop() }
+        var config = rig.config(places: 1, interval: 600)
+        config.provider.apiKey = Secret("k")
+        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
+        rig.start(config)
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        airQuality = feed
+        feed.start()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 1)
+        XCTAssertEqual(rig.store.statuses[0].airQuality?.isUp, true)
+        var shorter = config
+        shorter.forecast.days = 3
+        feed.apply(shorter, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "not asked again for days it does not send")
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6)
+    }
 }

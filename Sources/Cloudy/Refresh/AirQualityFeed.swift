@@ -75,10 +75,14 @@ public final class AirQualityFeed: ScheduledFeed {
         let spending = Self.spending(config)
         let (feed, moved, started) = current.withLockedValue { ($0.feed, $0.spending != spending, $0.started) }
         guard moved else {
+            // What else the source's requests carry: Open-Meteo's the forecast's days and hours,
+            // OpenWeatherMap's the key (its current air pollution has no days to follow).
+            let carriedChanged =
+                (config.airQuality ?? AirQualitySettings()).source == .openMeteo
+                ? config.forecast != previous.forecast : config.provider.apiKey != previous.provider.apiKey
             let fetchChanged =
-                config.airQuality != previous.airQuality || config.forecast != previous.forecast
-                || config.refresh.timeout != previous.refresh.timeout
-                || config.provider.apiKey != previous.provider.apiKey
+                config.airQuality != previous.airQuality || config.refresh.timeout != previous.refresh.timeout
+                || carriedChanged
             feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: false)
             return
         }
