@@ -36,10 +36,7 @@ final class GeocoderHoldTests: XCTestCase {
     }
 
     func config(cities: [String]) -> Config {
-        var config = rig.config(places: 1, interval: 60)
-        config.geocodingURL = geocoder.baseURL
-        config.places += cities.map { Place(name: $0, city: CitySearch(query: "Springfield")) }
-        return config
+        rig.config(cities: cities, geocoder: geocoder.baseURL)
     }
 
     func testPlacesHeldBackAreLookedUpAndAskedWhenTheGeocodersWaitIsOver() throws {

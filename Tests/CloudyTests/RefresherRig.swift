@@ -100,6 +100,15 @@ final class RefresherRig: @unchecked Sendable {
             })
     }
 
+    /// One place with coordinates and a `city:` place ("Springfield") for each of `cities`,
+    /// looked up at `geocoder`, every minute.
+    func config(cities: [String], geocoder: String) -> Config {
+        var config = config(places: 1, interval: 60)
+        config.geocodingURL = geocoder
+        config.places += cities.map { Place(name: $0, city: CitySearch(query: "Springfield")) }
+        return config
+    }
+
     /// Starts a refresher on `config`, under `budget` (none: `CallBudget.of`, no quota today).
     func start(_ config: Config, budget: CallBudget? = nil, jitter: Double = 0.5) {
         store = WeatherStore(
