@@ -213,21 +213,22 @@ public final class Geocoder: @unchecked Sendable {
             var backoff =
                 earlier
                 ?? Backoff(interval: network ? Self.networkFailureWait : max(Self.shortestRetry, lookUp.retryInterval))
-            backoff.recordFailure(now: clock.now(), retryAfter: error.retryAfter, jitter: jitter())
-            if error.isRateLimit || error.retryAfter != nil {
-                // The geocoder's limit is the client's, not the place's: the others wait too, and
-                // its `Retry-After` is the wait, not the place's back-off.
-                if let retryAfter = error.retryAfter, retryAfter.isFinite {
-                    backoff = Backoff(interval: backoff.interval)
-                    backoff.hold(retryAfter: retryAfter, now: clock.now())
-                }
-                hold(until: backoff.notBefore, for: error.message, place: name)
-            }
+            // The geocoder's limit (a 429, a `Retry-After`) is the client's, not the place's: the
+            // others wait too, and its `Retry-After` is the wait, not the place's back-off.
             if !error.wasAsked {
                 // Held back with the others: asked again when the geocoder's wait is over.
                 backoff = Backoff(interval: backoff.interval)
                 backoff.hold(until: heldUntil)
                 hold(until: heldUntil, for: heldFor, place: name)
+            } else if let retryAfter = error.retryAfter, retryAfter.isFinite {
+                backoff = Backoff(interval: backoff.interval)
+                backoff.hold(retryAfter: retryAfter, now: clock.now())
+                hold(until: backoff.notBefore, for: error.message, place: name)
+            } else {
+                backoff.recordFailure(now: clock.now(), retryAfter: nil, jitter: jitter())
+                if error.isRateLimit || error.retryAfter != nil {
+                    hold(until: backoff.notBefore, for: error.message, place: name)
+                }
             }
             // "geocoding: timed out" from the client, "HTTP 503" from an answer: said once.
             let reason = error.message.hasPrefix("geocoding: ") ? String(error.message.dropFirst(11)) : error.message
@@ -249,8 +250,11 @@ public final class Geocoder: @unchecked Sendable {
     /// refresh. Under `lock`.
     private func hold(until: Double, for reason: String, place: String) {
         heldBack.insert(place)
-        guard until > heldUntil || holdEnd == nil else { return }
-        (heldUntil, heldFor) = (max(until, heldUntil), until > heldUntil ? reason : heldFor)
+        if until > heldUntil {
+            (heldUntil, heldFor) = (until, reason)
+        } else if holdEnd != nil {
+            return  // the timer armed for the wait in force tells of this place too
+        }
         holdEnd?.cancel()
         holdEnd = clock.schedule(after: heldUntil - clock.now(), leeway: 0, on: holdQueue) { [weak self] in
             guard let self else { return }
