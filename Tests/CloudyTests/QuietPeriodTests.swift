@@ -272,5 +272,8 @@ final class QuietPeriodTests: XCTestCase {
         XCTAssertEqual(
             QuietPeriod.lift(after: .month, now: try utc("2026-12-31T23:59:59Z")), try utc("2027-01-01T00:01:00Z"))
         XCTAssertEqual(QuietPeriod.utcTime(now), "2026-06-15 12:20:34 UTC")
+        // A lift inside a second shows that second: "no requests until" it holds to the second.
+        XCTAssertEqual(QuietPeriod.utcTime(now + 0.7), "2026-06-15 12:20:34 UTC")
+        XCTAssertEqual(QuietPeriod.utcTime(now - 0.3), "2026-06-15 12:20:33 UTC")
     }
 }

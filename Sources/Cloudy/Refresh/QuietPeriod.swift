@@ -52,9 +52,10 @@ public struct QuietPeriod: Sendable, Equatable, Codable {
         }
     }
 
-    /// `2026-06-16 00:01:00 UTC`.
+    /// `2026-06-16 00:01:00 UTC`: the second `seconds` falls in, so nothing goes out before the
+    /// time shown (a request at 00:01:00.4 is shown as 00:01:00, as clocks show it).
     static func utcTime(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.up))
+        let whole = Int(seconds.rounded(.down))
         let days = Int((Double(whole) / 86400).rounded(.down))
         let (year, month, day) = HTTPDate.civilFromDays(days)
         let rest = whole - days * 86400
