@@ -80,7 +80,7 @@ final class ConfiguredFeedTests: XCTestCase {
                 logger: rig.log.logger),
             client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
             schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
-            source: { _ in source(EchoSource(client: client, url: url, recorder: exchanges)) },
+            source: { _, _ in source(EchoSource(client: client, url: url, recorder: exchanges)) },
             sourceChanged: { _, _ in false })
     }
 
@@ -157,7 +157,7 @@ final class ConfiguredFeedTests: XCTestCase {
     func testAReloadAsksTheAddedPlaceAtOnceAndTheOthersAtTheirTime() throws {
         let rig = try RefresherRig()
         defer { rig.stop() }
-        let (feed, reports, exchanges, config) = startEchoFeed(rig)
+        let (feed, reports, _, config) = startEchoFeed(rig)
         defer { feed.stop(timeout: 0.5) }
         rig.clock.advance(by: 100)
         let added = rig.config(places: 3, interval: 300)

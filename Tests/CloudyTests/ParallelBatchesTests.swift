@@ -64,8 +64,8 @@ final class ParallelBatchesTests: XCTestCase {
         func parallel(_ url: String) -> Int? {
             config.provider = ProviderSettings(url: url)
             let provider = ProviderFactory.make(
-                config, client: client, recorder: ExporterTelemetry(startedAt: 0), logger: rig.log.logger,
-                clock: rig.clock)
+                config, timeout: RequestTimeout(5), client: client, recorder: ExporterTelemetry(startedAt: 0),
+                logger: rig.log.logger, clock: rig.clock)
             return (provider as? OpenMeteoProvider)?.parallelRequests
         }
         XCTAssertEqual(parallel("https://api.open-meteo.com"), 1)

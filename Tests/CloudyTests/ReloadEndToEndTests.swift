@@ -43,6 +43,55 @@ final class ReloadEndToEndTests: FakeWeatherTestCase {
         XCTAssertEqual(try fake.requests().compactMap { $0["path"] as? String }.count, 2, "Berlin not asked again")
     }
 
+    /// A reload of `refresh.timeout` and `refresh.parallel_requests` changes how every feed asks,
+    /// not what: MET Norway's forecast and warnings before their `Expires`, and the air quality,
+    /// are not asked again for Oslo; Bergen, added with it, is asked at once.
+    func testAReloadOfTheTimeoutAsksNoPlaceAgain() throws {
+        func config(timeout: String, places: [(String, Double, Double)]) -> String {
+            """
+            provider:
+              name: met-norway
+              url: \(fake.baseURL)
+              user_agent: "cloudy-tests/1.0 ops@example.org"
+            refresh:
+              interval: 1h
+              timeout: \(timeout)
+              parallel_requests: 2
+            air_quality:
+              url: \(fake.baseURL)
+            warnings:
+              sources:
+                - { name: met-norway, url: "\(fake.baseURL)" }
+            locations:
+            \(places.map { "  - {name: \($0.0), latitude: \($0.1), longitude: \($0.2)}" }.joined(separator: "\n"))
+            """
+        }
+        func everyFeed(_ place: String) -> ([String: Double]) -> Bool {
+            { metrics in
+                [
+                    "weather_up{location=\"\(place)\"}", "weather_air_quality_up{location=\"\(place)\"}",
+                    "weather_warnings_up{location=\"\(place)\",source=\"met-norway\"}",
+                ].allSatisfy { metrics[$0] == 1 }
+            }
+        }
+        let oslo = ("Oslo", 59.91, 10.75)
+        let exporter = try ExporterProcess(config: config(timeout: "2s", places: [oslo]))
+        _ = try exporter.metrics(when: everyFeed("Oslo"))
+        XCTAssertEqual(try fake.requests().count, 3, "the forecast, the air quality and the warnings")
+
+        _ = try fake.control("reset")
+        try config(timeout: "3s", places: [oslo, ("Bergen", 60.39, 5.32)])
+            .write(to: exporter.configFile, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try exporter.post("/-/reload").status, 200)
+        _ = try exporter.metrics(when: everyFeed("Bergen"))
+        let asked = try fake.requests().map { ($0["path"] as? String ?? "", $0["query"] as? [String: String] ?? [:]) }
+        XCTAssertEqual(asked.count, 3, "\(asked)")
+        for (path, query) in asked {
+            XCTAssertTrue(query.values.contains { $0.contains("60.39") }, "\(path): \(query)")
+            XCTAssertFalse(query.values.contains { $0.contains("59.91") }, "Oslo asked again: \(path): \(query)")
+        }
+    }
+
     /// A sharded replica reloaded (POST, then SIGHUP) with more places still exports only the
     /// places its `--shard` owns: the flag is not lost with the file read again.
     func testAReloadKeepsTheShardFromTheCommandLine() throws {

@@ -34,7 +34,7 @@ final class WarningsRefreshTests: FakeWeatherTestCase {
             config: config, telemetry: telemetry, telemetryPath: "/metrics", now: clock.now(),
             processMetrics: { MetricFamilies() })
         let made = WarningSources.make(
-            config.warnings, timeout: 5, client: CurlHTTPClient(userAgent: config.provider.userAgent!),
+            config.warnings, timeout: RequestTimeout(5), client: CurlHTTPClient(userAgent: config.provider.userAgent!),
             recorder: telemetry, clock: clock, logger: log.logger)
         return (store, made)
     }

@@ -1,15 +1,15 @@
 import Logging
 
 /// Builds the provider a config names, as the weather feed's source: the one place that knows
-/// every provider's initialiser.
+/// every provider's initialiser. Its requests' timeout is `timeout`'s, which the weather feed sets.
 enum ProviderFactory {
     static func make(
-        _ config: Config, client: CurlHTTPClient, recorder: UpstreamRecording, logger: Logger,
-        clock: ExporterClock
+        _ config: Config, timeout: RequestTimeout, client: CurlHTTPClient, recorder: UpstreamRecording,
+        logger: Logger, clock: ExporterClock
     ) -> any FeedSource<WeatherSnapshot> {
         let settings = config.provider
         let upstream = Upstream(
-            baseURL: settings.url, timeout: config.refresh.timeout, client: client, recorder: recorder, clock: clock)
+            baseURL: settings.url, limit: timeout, client: client, recorder: recorder, clock: clock)
         switch settings.name {
         case .openMeteo:
             // The free public host runs one request per client at a time; any other takes several.

@@ -1,22 +1,51 @@
+import NIOConcurrencyHelpers
+
 /// Where and how a provider asks: the API's base URL, each exchange's timeout, the HTTP client,
 /// the recorder that counts exchanges, and the clock that times the provider's caches and reads
 /// `Retry-After` dates. Every provider is built with one.
 public struct Upstream: Sendable {
     public let baseURL: String
-    public let timeout: Double
+    /// `refresh.timeout` as it is now: read at each request, so a reload that changes it needs no
+    /// new provider (which would lose its caches, MET Norway's `Expires`, OpenWeatherMap's spacing).
+    public var timeout: Double { limit.seconds }
+    public let limit: RequestTimeout
     public let client: CurlHTTPClient
     public let recorder: UpstreamRecording
     public let clock: ExporterClock
 
+    /// An upstream whose timeout stays `timeout`.
     public init(
         baseURL: String, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
         clock: ExporterClock = SystemClock()
     ) {
+        self.init(baseURL: baseURL, limit: RequestTimeout(timeout), client: client, recorder: recorder, clock: clock)
+    }
+
+    /// An upstream whose timeout is `limit`'s, which its feed sets on a reload.
+    public init(
+        baseURL: String, limit: RequestTimeout, client: CurlHTTPClient, recorder: UpstreamRecording,
+        clock: ExporterClock = SystemClock()
+    ) {
         self.baseURL = baseURL
-        self.timeout = timeout
+        self.limit = limit
         self.client = client
         self.recorder = recorder
         self.clock = clock
+    }
+}
+
+/// The limit for one exchange, `refresh.timeout`, shared by a feed's sources: the feed sets it
+/// on a reload, and the next request takes it.
+public final class RequestTimeout: Sendable {
+    private let value: NIOLockedValueBox<Double>
+
+    public init(_ seconds: Double) {
+        value = NIOLockedValueBox(seconds)
+    }
+
+    public var seconds: Double {
+        get { value.withLockedValue { $0 } }
+        set { value.withLockedValue { $0 = newValue } }
     }
 }
 

@@ -31,6 +31,8 @@ public final class AirQualityFeed: ScheduledFeed {
         let store: WeatherStore
         let weather: Refresher
         let client: CurlHTTPClient
+        /// `refresh.timeout`, which the source's requests read: a reload sets it here.
+        let timeout: RequestTimeout
         let logger: Logger
         let clock: ExporterClock
     }
@@ -44,7 +46,9 @@ public final class AirQualityFeed: ScheduledFeed {
         config: Config, store: WeatherStore, weather: Refresher, client: CurlHTTPClient, logger: Logger,
         clock: ExporterClock
     ) {
-        parts = Parts(store: store, weather: weather, client: client, logger: logger, clock: clock)
+        parts = Parts(
+            store: store, weather: weather, client: client, timeout: RequestTimeout(config.refresh.timeout),
+            logger: logger, clock: clock)
         let spending = Self.spending(config)
         current = NIOLockedValueBox(Current(feed: parts.feed(config, spending: spending), spending: spending))
     }
@@ -72,6 +76,7 @@ public final class AirQualityFeed: ScheduledFeed {
     }
 
     public func apply(_ config: Config, previous: Config) {
+        parts.timeout.seconds = config.refresh.timeout  // from the next request on, asking nothing sooner
         let spending = Self.spending(config)
         let (feed, moved, started) = current.withLockedValue { ($0.feed, $0.spending != spending, $0.started) }
         guard moved else {
@@ -80,9 +85,7 @@ public final class AirQualityFeed: ScheduledFeed {
             let carriedChanged =
                 (config.airQuality ?? AirQualitySettings()).source == .openMeteo
                 ? config.forecast != previous.forecast : config.provider.apiKey != previous.provider.apiKey
-            let fetchChanged =
-                config.airQuality != previous.airQuality || config.refresh.timeout != previous.refresh.timeout
-                || carriedChanged
+            let fetchChanged = config.airQuality != previous.airQuality || carriedChanged
             feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: false)
             return
         }
@@ -134,8 +137,7 @@ extension AirQualityFeed.Parts {
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {
         let settings = config.airQuality ?? AirQualitySettings()
         let upstream = Upstream(
-            baseURL: settings.url, timeout: config.refresh.timeout, client: client, recorder: store.telemetry,
-            clock: clock)
+            baseURL: settings.url, limit: timeout, client: client, recorder: store.telemetry, clock: clock)
         return Self.feedSource(settings.makeSource(upstream, forecast: config.forecast, apiKey: config.provider.apiKey))
     }
 

@@ -122,8 +122,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     }
 
     /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
-    /// (nil: it stays, with its caches), `restart` says it is another upstream (its back-off
-    /// starts afresh). When places were added or changed where they are asked
+    /// (nil: it stays, with its caches), or when only how it is asked changed (`asksEveryPlace`
+    /// false: it takes over as it is, the schedule unmoved); `restart` says it is another
+    /// upstream (its back-off starts afresh). When places were added or changed where they are asked
     /// (`Place.isAskedAlike`), they are asked at once (back-off, Retry-After and a quiet period
     /// permitting), so new places appear without waiting a whole interval: beside the schedule,
     /// which the other places keep; or, with a paced refresh under way, in a refresh of its places
@@ -132,11 +133,14 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// places removed) keeps the schedule: a paced refresh goes on without the removed places, an
     /// armed fast network retry stays; its next batch moves only when the quota changed. So
     /// reloading is no way around fair use.
-    public func apply(_ schedule: FeedSchedule, source: (any FeedSource<Report>)?, restart: Bool) {
+    public func apply(
+        _ schedule: FeedSchedule, source: (any FeedSource<Report>)?, asksEveryPlace: Bool = true, restart: Bool
+    ) {
         queue.async {
             let previous = self.schedule
             self.schedule = schedule
             if let source { self.source = source }
+            let fetchChanged = source != nil && asksEveryPlace
             self.loggedBadRequests = []
             self.backoffState.interval = schedule.interval
             if restart {
@@ -158,7 +162,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             // and a refresh armed below no longer waits for a quiet period shown.
             defer { self.armStaleTimer() }
             let now = self.clock.now()
-            if source == nil, self.run == nil, !new.isEmpty, !unchanged.isEmpty {
+            if !fetchChanged, self.run == nil, !new.isEmpty, !unchanged.isEmpty {
                 // Only the added or changed places are asked now, beside the schedule: the
                 // others are not asked again before their time (a per-place upstream counts
                 // each of them), and the refresh armed stays, at the new interval.
@@ -166,11 +170,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
                     self.arm(in: self.backoffState.nextRefresh(after: self.lastStarted) - now)
                 }
                 self.askBesideSchedule(Set(new.map(\.name)))
-            } else if source != nil || !new.isEmpty {
+            } else if fetchChanged || !new.isEmpty {
                 // A refresh under way (paced, or waiting for a quiet period) with the same fetch
                 // settings goes on with its places still waiting, plus the added or changed ones,
                 // rather than asking its first places again.
-                let only = source == nil && self.run != nil ? Set(waiting + new.map(\.name)) : nil
+                let only = !fetchChanged && self.run != nil ? Set(waiting + new.map(\.name)) : nil
                 self.arm(in: self.backoffState.notBefore - now, only: only)
             } else if schedule.interval != previous.interval, self.run == nil, !self.armedForNetwork,
                 self.armedOnly == nil

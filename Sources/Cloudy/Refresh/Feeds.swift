@@ -33,27 +33,31 @@ public struct Feeds: Sendable {
 /// A `Feed` driven by the config: what the application builds for a source that needs no more
 /// than its schedule and its source from the config. A reload applies the new schedule, and
 /// rebuilds the source only when `sourceChanged` says what it fetches changed (so a source that
-/// stays keeps its caches, such as MET Norway's `Expires`).
+/// stays keeps its caches, such as MET Norway's `Expires`). The source is given `refresh.timeout`
+/// as a `RequestTimeout` for its `Upstream`: a reload sets it, asking nothing again for it.
 public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     public let feed: Feed<Report>
     private let schedule: @Sendable (Config) -> FeedSchedule
-    private let source: @Sendable (Config) -> any FeedSource<Report>
+    private let source: @Sendable (Config, RequestTimeout) -> any FeedSource<Report>
     private let sourceChanged: @Sendable (_ config: Config, _ previous: Config) -> Bool
+    private let timeout: RequestTimeout
 
     public init(
         config: Config, recorder: any FeedRecorder<Report>, account: QuotaAccount, client: CurlHTTPClient,
         locator: (any PlaceLocator)?, logger: Logger, clock: ExporterClock,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         schedule: @escaping @Sendable (Config) -> FeedSchedule,
-        source: @escaping @Sendable (Config) -> any FeedSource<Report>,
+        source: @escaping @Sendable (Config, RequestTimeout) -> any FeedSource<Report>,
         sourceChanged: @escaping @Sendable (_ config: Config, _ previous: Config) -> Bool
     ) {
         self.schedule = schedule
         self.source = source
         self.sourceChanged = sourceChanged
+        let timeout = RequestTimeout(config.refresh.timeout)
+        self.timeout = timeout
         feed = Feed(
-            source: source(config), schedule: schedule(config), recorder: recorder, account: account, client: client,
-            locator: locator, logger: logger, clock: clock, jitter: jitter)
+            source: source(config, timeout), schedule: schedule(config), recorder: recorder, account: account,
+            client: client, locator: locator, logger: logger, clock: clock, jitter: jitter)
     }
 
     public func start() { feed.start() }
@@ -63,7 +67,8 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     public var client: CurlHTTPClient { feed.client }
 
     public func apply(_ config: Config, previous: Config) {
+        timeout.seconds = config.refresh.timeout
         feed.apply(
-            schedule(config), source: sourceChanged(config, previous) ? source(config) : nil, restart: false)
+            schedule(config), source: sourceChanged(config, previous) ? source(config, timeout) : nil, restart: false)
     }
 }

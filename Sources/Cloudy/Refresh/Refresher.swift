@@ -18,6 +18,8 @@ public final class Refresher: ScheduledFeed {
     let geocoder: Geocoder
     /// The provider's quota, for this feed and every other that spends it.
     public let account: QuotaAccount
+    /// `refresh.timeout`, which the provider's requests read: a reload sets it here.
+    private let timeout: RequestTimeout
     let feed: Feed<WeatherSnapshot>
 
     public init(
@@ -40,9 +42,11 @@ public final class Refresher: ScheduledFeed {
         account = QuotaAccount(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
             file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger)
+        let timeout = RequestTimeout(config.refresh.timeout)
+        self.timeout = timeout
         feed = Feed(
             source: ProviderFactory.make(
-                config, client: client, recorder: store.telemetry, logger: logger, clock: clock),
+                config, timeout: timeout, client: client, recorder: store.telemetry, logger: logger, clock: clock),
             schedule: Self.schedule(config, budget: budget), recorder: store, account: account, client: client,
             locator: geocoder, logger: logger, clock: clock, jitter: jitter)
     }
@@ -65,20 +69,26 @@ public final class Refresher: ScheduledFeed {
     /// (`Feed.apply` says when a refresh runs at once). Calls spent, a quiet period and the
     /// back-off belong to the provider that was asked: they stay while it stays the same;
     /// another one starts afresh (its calls and quiet period where an earlier reload left them,
-    /// `QuotaAccount.update`) and is asked at once, a quiet period permitting.
+    /// `QuotaAccount.update`) and is asked at once, a quiet period permitting. A new
+    /// `refresh.timeout` or `refresh.parallel_requests` changes how the provider is asked, not
+    /// what: it holds from the next request on, and nothing is asked sooner for it.
     public func apply(_ config: Config, previous: Config) {
-        let fetchSettingsChanged =
-            !config.provider.asksAlike(previous.provider) || config.forecast != previous.forecast
-            || config.refresh.timeout != previous.refresh.timeout
-            || config.refresh.parallelRequests != previous.refresh.parallelRequests
+        let fetchSettingsChanged = !config.provider.asksAlike(previous.provider) || config.forecast != previous.forecast
+        // Open-Meteo's batches are the only requests spread over `parallel_requests` lanes.
+        let lanesChanged =
+            config.provider.name == .openMeteo && config.refresh.parallelRequests != previous.refresh.parallelRequests
         let budget = callBudget(config)
         let restart = account.update(provider: config.provider.name, url: config.provider.url, quota: budget.quota)
         geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
+        timeout.seconds = config.refresh.timeout
         let source =
-            fetchSettingsChanged
-            ? ProviderFactory.make(config, client: client, recorder: store.telemetry, logger: logger, clock: clock)
+            fetchSettingsChanged || lanesChanged
+            ? ProviderFactory.make(
+                config, timeout: timeout, client: client, recorder: store.telemetry, logger: logger, clock: clock)
             : nil
-        feed.apply(Self.schedule(config, budget: budget), source: source, restart: restart)
+        feed.apply(
+            Self.schedule(config, budget: budget), source: source, asksEveryPlace: fetchSettingsChanged,
+            restart: restart)
     }
 
     /// Returns once the work queued so far (a reload's `apply`, a refresh, the look-ups it

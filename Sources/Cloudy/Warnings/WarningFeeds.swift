@@ -20,18 +20,15 @@ public enum WarningFeeds {
                     now: clock.now(), logger: logger),
                 client: client, locator: locator, logger: logger, clock: clock,
                 schedule: { $0.warnings.schedule(name, places: $0.places) },
-                source: { config in
+                source: { config, timeout in
                     let settings = settings(name, config)
                     return CoveredPlaces(
                         source: WarningSources.make(
-                            settings, timeout: config.refresh.timeout, client: client, recorder: recorder,
-                            clock: clock, logger: logger),
+                            settings, timeout: timeout, client: client, recorder: recorder, clock: clock,
+                            logger: logger),
                         settings: WarningSettings(sources: [settings]))
                 },
-                sourceChanged: { config, previous in
-                    configured(name, config) != configured(name, previous)
-                        || config.refresh.timeout != previous.refresh.timeout
-                })
+                sourceChanged: { config, previous in configured(name, config) != configured(name, previous) })
         }
     }
 

@@ -47,7 +47,7 @@ extension WarningSource {
 /// Makes every source from `warnings.sources`, each with its base URL and the refresh timeout.
 public enum WarningSources {
     public static func make(
-        _ settings: WarningSettings, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
+        _ settings: WarningSettings, timeout: RequestTimeout, client: CurlHTTPClient, recorder: UpstreamRecording,
         clock: ExporterClock, logger: Logger
     ) -> [any WarningSource] {
         settings.sources.map { source in
@@ -57,10 +57,10 @@ public enum WarningSources {
 
     /// The source of one entry of `warnings.sources`.
     public static func make(
-        _ source: WarningSourceSettings, timeout: Double, client: CurlHTTPClient, recorder: UpstreamRecording,
-        clock: ExporterClock, logger: Logger
+        _ source: WarningSourceSettings, timeout: RequestTimeout, client: CurlHTTPClient,
+        recorder: UpstreamRecording, clock: ExporterClock, logger: Logger
     ) -> any WarningSource {
-        let upstream = Upstream(baseURL: source.url, timeout: timeout, client: client, recorder: recorder, clock: clock)
+        let upstream = Upstream(baseURL: source.url, limit: timeout, client: client, recorder: recorder, clock: clock)
         switch source.name {
         case .nws: return NWSWarnings(upstream)
         case .metNorway: return METNorwayWarnings(upstream, logger: logger)
