@@ -50,6 +50,14 @@ extension AirQualitySettings {
         }
     }
 
+    /// Whether what an account knows of `provider` at `url` is known of this source's own quota
+    /// too: an Open-Meteo server that counts the air quality with the forecast (as
+    /// `sharesQuota`). Not for OpenWeatherMap, whose free plan and One Call subscription are
+    /// one provider and URL with two quotas.
+    public func countsWith(_ provider: ProviderName, url: String) -> Bool {
+        source == .openMeteo && sharesQuota(with: ProviderSettings(name: provider, url: url))
+    }
+
     /// Whether `url` is the source's public host.
     public var isPublicHost: Bool { ProviderSettings.isPublicHost(url, of: source.defaultURL) }
 

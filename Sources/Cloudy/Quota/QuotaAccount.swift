@@ -27,8 +27,9 @@ public final class QuotaAccount: Sendable {
         /// Why the last write of the file failed; nil when it worked (or none was tried).
         var saveFailure: String?
         /// The calls spent on, and the quiet period of, each owner a reload left (by provider
-        /// and URL), so that a reload back finds them (kept in memory only).
-        var left: [String: (ledger: CallLedger, quietPeriod: QuietPeriod?)] = [:]
+        /// and URL), or that the file kept from before a restart, so that a reload back finds
+        /// them (kept in memory only).
+        var left: [String: QuotaState] = [:]
 
         var owner: String { provider.rawValue + " " + url }
 
@@ -54,23 +55,39 @@ public final class QuotaAccount: Sendable {
     private let logger: Logger
 
     /// The account of `provider` at `url` under `quota`. With a `file`, what the owner counted
-    /// before a restart still counts, and a refusal still in force holds.
+    /// before a restart still counts, and a refusal still in force holds (a file kept for
+    /// another owner is held in memory for a reload back). `carried`: what another account
+    /// knows of the same quota (`kept(sharedWith:)`), for an account that takes it over.
     /// `upstream` names who a quiet period holds back when it is not the provider's own API
     /// (`QuietPeriod.upstream`).
     public init(
         provider: ProviderName, upstream: String? = nil, url: String, quota: Quota, file: URL?, now: Double,
-        logger: Logger
+        logger: Logger, carried: QuotaState? = nil
     ) {
         self.file = file
         self.logger = logger
         self.upstream = upstream
         var initial = State(provider: provider, url: url, quota: quota)
-        if let file, let kept = QuotaState.load(from: file, provider: provider, url: url, logger: logger) {
+        let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger) }
+        // A refusal kept elsewhere holds no longer than its owner's longest (an edited file).
+        func stillInForce(_ quiet: QuietPeriod?, of owner: ProviderName = provider) -> QuietPeriod? {
+            guard var quiet, quiet.until > now else { return nil }
+            quiet.until = min(quiet.until, QuietPeriod.latestLift(of: owner, now: now))
+            quiet.upstream = owner == provider ? upstream : quiet.upstream
+            return quiet
+        }
+        if let carried {
+            initial.ledger = carried.ledger
+            initial.quietPeriod = stillInForce(carried.quietPeriod)
+        }
+        if let file, let kept = fromFile, !kept.isFor(provider, url: url) {
+            kept.logStartingAfresh(for: provider, url: url, file: file, logger: logger)
+            initial.left[kept.owner] = QuotaState(
+                provider: kept.provider, url: kept.url, ledger: kept.ledger,
+                quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider))
+        } else if let kept = fromFile {
             initial.ledger = kept.ledger
-            if var quiet = kept.quietPeriod, quiet.until > now {
-                quiet.until = min(quiet.until, QuietPeriod.latestLift(of: provider, now: now))
-                initial.quietPeriod = quiet
-            }
+            initial.quietPeriod = stillInForce(kept.quietPeriod)
             let lastDay = CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))
             logger.info(
                 "calls spent before the restart still count",
@@ -80,6 +97,21 @@ public final class QuotaAccount: Sendable {
                 ])
         }
         state = NIOLockedValueBox(initial)
+    }
+
+    /// What this account knows of the owner `shares` names (given a provider and URL): its own
+    /// owner's, or one a reload left. A feed that leaves the account for one of its own on the
+    /// same quota (the air quality on Open-Meteo's public host, the forecast moved to a mirror)
+    /// carries it over, so a refusal for the day still holds there.
+    public func kept(sharedWith shares: (ProviderName, String) -> Bool) -> QuotaState? {
+        state.withLockedValue { state in
+            if shares(state.provider, state.url) {
+                return QuotaState(
+                    provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.reservedAt),
+                    quietPeriod: state.quietPeriod)
+            }
+            return state.left.values.first { shares($0.provider, $0.url) }
+        }
     }
 
     /// The owner's refusal in force (or lifted but not yet noticed by a feed).
@@ -104,7 +136,8 @@ public final class QuotaAccount: Sendable {
         state.withLockedValue { state in
             state.quota = quota
             guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
-            state.left[state.owner] = (state.ledger, state.quietPeriod)
+            state.left[state.owner] = QuotaState(
+                provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
             state.provider = provider
             state.url = url
             let back = state.left.removeValue(forKey: state.owner)

@@ -127,11 +127,13 @@ extension AirQualityFeed.Parts {
     private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
-        // Kept in memory only: quota.json is the weather's account.
+        // Kept in memory only: quota.json is the weather's account. It starts with what the
+        // weather's account knows of the same quota: the server both asked before a reload moved
+        // the forecast to a mirror (or before a restart), whose refusal for the day still holds.
         return QuotaAccount(
             provider: settings.quotaOwner, upstream: upstream, url: settings.url,
-            quota: config.replicaShare(of: settings.ownQuota),
-            file: nil, now: clock.now(), logger: logger)
+            quota: config.replicaShare(of: settings.ownQuota), file: nil, now: clock.now(), logger: logger,
+            carried: weather.account.kept(sharedWith: settings.countsWith))
     }
 
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {

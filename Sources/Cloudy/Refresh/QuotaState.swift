@@ -7,7 +7,7 @@ import Logging
 /// full refresh per restart into a daily quota, and ask a provider that refused it at once.
 /// Written atomically (a crash leaves the old or the new file); a file that is too big or does
 /// not decode is ignored with a log line.
-struct QuotaState: Codable, Equatable {
+public struct QuotaState: Codable, Equatable, Sendable {
     var provider: ProviderName
     var url: String
     var ledger: CallLedger
@@ -22,6 +22,26 @@ struct QuotaState: Codable, Equatable {
 
     /// The state kept for `provider` at `url`'s server, if a readable file holds one for them.
     static func load(from file: URL, provider: ProviderName, url: String, logger: Logger) -> QuotaState? {
+        guard let state = read(from: file, logger: logger) else { return nil }
+        guard state.isFor(provider, url: url) else {
+            state.logStartingAfresh(for: provider, url: url, file: file, logger: logger)
+            return nil
+        }
+        return state
+    }
+
+    /// Says that the file, kept for another owner, does not count for `provider` at `url`.
+    func logStartingAfresh(for provider: ProviderName, url: String, file: URL, logger: Logger) {
+        logger.info(
+            "the quota state file is for another provider or server; it starts afresh for this one",
+            metadata: [
+                "file": "\(file.path)", "kept_for": "\(self.provider.rawValue) \(self.url)",
+                "now_for": "\(provider.rawValue) \(url)",
+            ])
+    }
+
+    /// The state a readable file keeps, for whichever owner it is.
+    static func read(from file: URL, logger: Logger) -> QuotaState? {
         guard let size = StorageFile.size(of: file) else { return nil }
         guard size <= maxFileBytes else {
             logger.warning(
@@ -34,15 +54,6 @@ struct QuotaState: Codable, Equatable {
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }
-            guard state.provider == provider, ProviderSettings.isSameServer(state.url, url) else {
-                logger.info(
-                    "the quota state file is for another provider or server; it starts afresh for this one",
-                    metadata: [
-                        "file": "\(file.path)", "kept_for": "\(state.provider.rawValue) \(state.url)",
-                        "now_for": "\(provider.rawValue) \(url)",
-                    ])
-                return nil
-            }
             return state
         } catch {
             logger.warning(
@@ -50,6 +61,14 @@ struct QuotaState: Codable, Equatable {
                 metadata: ["file": "\(file.path)", "error": "\(error)"])
             return nil
         }
+    }
+
+    /// `open-meteo https://api.open-meteo.com`.
+    var owner: String { provider.rawValue + " " + url }
+
+    /// Whether it was kept for `provider` at `url`'s server.
+    func isFor(_ provider: ProviderName, url: String) -> Bool {
+        self.provider == provider && ProviderSettings.isSameServer(self.url, url)
     }
 
     /// Writes the state to `file` (`StorageFile`).

@@ -1,0 +1,86 @@
+import Foundation
+import NIOHTTP1
+import XCTest
+
+@testable import Cloudy
+
+/// The forecast moved to a mirror while the server it shared with the air quality refuses for
+/// its day: the air quality, left on that server with an account of its own, still holds back
+/// until the refusal lifts, after a reload and after a restart.
+final class SharedQuotaMoveTests: XCTestCase {
+    static let daily = "Daily API request limit exceeded. Please try again tomorrow."
+
+    func testAReloadThatMovesTheForecastToAMirrorKeepsTheAirQualityQuiet() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
+        let airQuality = String(decoding: try TestPaths.fixtureBytes("open-meteo-air-quality.json"), as: UTF8.self)
+        rig.answer { head in
+            head.uri.hasPrefix("/v1/air-quality")
+                ? .respond(status: .ok, headers: [], body: Array(airQuality.utf8))
+                : .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        var config = rig.config(places: 1, interval: 600)
+        config.airQuality = AirQualitySettings(url: rig.server.baseURL)
+        rig.start(config)
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        defer { feed.stop(timeout: 0.5) }
+        feed.start()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod, "the day's refusal quiets the shared account")
+        let askedBefore = rig.asked.filter { $0.uri.hasPrefix("/v1/air-quality") }.count
+
+        let (mirror, mirrorAsked) = try rig.mirror()
+        defer { mirror.stop() }
+        var moved = config
+        moved.provider = ProviderSettings(url: mirror.baseURL)
+        rig.reload(to: moved, from: config)
+        feed.apply(moved, previous: config)
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(mirrorAsked.withLockedValue { $0 }, [1], "the forecast goes to the mirror")
+        XCTAssertFalse(feed.account === rig.refresher.account, "the air quality has an account of its own")
+        XCTAssertEqual(feed.account.quietPeriod?.until, quiet.until, "and the day's refusal with it")
+        rig.clock.advance(by: 600)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(
+            rig.asked.filter { $0.uri.hasPrefix("/v1/air-quality") }.count, askedBefore,
+            "the server that refused is not asked before the refusal lifts")
+        rig.store.render(now: rig.clock.now())
+        XCTAssertEqual(
+            rig.store.renderedSamples[AirQualityFeedTests.refusedUntil + #"{provider="open-meteo-air-quality"}"#],
+            quiet.until, "and the page says so")
+    }
+
+    /// After a restart on the mirror, the refusal the file kept for the server left behind is
+    /// known: to an account that takes that quota over, and to a reload back to it.
+    func testARestartOnTheMirrorKnowsTheRefusalOfTheServerLeft() throws {
+        let log = RecordedLog()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-quota-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: storage) }
+        let file = QuotaState.file(in: storage.path)
+        let (left, mirror, now) = ("http://127.0.0.1:8080", "http://127.0.0.1:9090", 1_781_526_034.0)
+        let before = QuotaAccount(
+            provider: .openMeteo, url: left, quota: .unlimited, file: file, now: now, logger: log.logger)
+        let quiet = before.beginQuietPeriod(reason: "open-meteo: HTTP 429: \(Self.daily)", until: now + 3600)
+
+        let restarted = QuotaAccount(
+            provider: .openMeteo, url: mirror, quota: .unlimited, file: file, now: now + 60, logger: log.logger)
+        XCTAssertNil(restarted.quietPeriod, "the mirror starts afresh")
+        let kept = try XCTUnwrap(restarted.kept { $1 == left })
+        XCTAssertEqual(kept.quietPeriod?.until, quiet.until)
+        XCTAssertNil(restarted.kept { $1 == "http://127.0.0.1:7070" })
+        let airQuality = QuotaAccount(
+            provider: .openMeteo, upstream: "open-meteo-air-quality", url: left, quota: .unlimited, file: nil,
+            now: now + 60, logger: log.logger, carried: kept)
+        XCTAssertEqual(airQuality.quietPeriod?.until, quiet.until)
+        XCTAssertEqual(airQuality.quietPeriod?.description.hasPrefix("no requests to open-meteo-air-quality"), true)
+
+        restarted.update(provider: .openMeteo, url: left, quota: .unlimited)
+        XCTAssertEqual(restarted.quietPeriod?.until, quiet.until, "a reload back finds it")
+    }
+}
