@@ -157,6 +157,23 @@ final class DarkSkyDecodingTests: XCTestCase {
         XCTAssertThrowsError(try DarkSkyProvider.decode(Array("[1]".utf8), place: newYork, settings: settings).get())
     }
 
+    /// An answer in other units than the `si` asked for (the API's default `us`, from a proxy that
+    /// dropped the query) is refused, not read as SI; one that does not say is read as asked.
+    func testAnAnswerInOtherUnitsIsRefused() throws {
+        var json = try fixture()
+        var flags = try XCTUnwrap(json["flags"] as? [String: Any])
+        XCTAssertEqual(flags["units"] as? String, "si")
+        flags["units"] = "us"
+        json["flags"] = flags
+        XCTAssertThrowsError(try decode(json)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "dark-sky: the answer is in units=us, not the si asked for (does a proxy or mirror drop the query?)")
+        }
+        json.removeValue(forKey: "flags")
+        XCTAssertEqual(try decode(json).current.temperatureCelsius, 23.4)
+    }
+
     func testIconsAndSummariesMapToWMO() {
         let cases: [(String, String?, Int?)] = [
             ("clear-day", "Clear", 0), ("clear-night", "Mostly Clear", 1), ("partly-cloudy-night", nil, 2),

@@ -24,12 +24,17 @@ struct DarkSkyAnswer: Decodable {
     let hourly: Block?
     let daily: Block?
     let alerts: [DarkSkyAlert]?
+    /// The units the answer is in (`flags.units`): `si` as asked, or the API's default `us`
+    /// (°F, mph, miles, inches) from a mirror or proxy that dropped the query.
+    let units: String?
     /// What a gateway error carries; Pirate Weather once answered such errors with a 200.
     let message, detail: String?
 
     enum CodingKeys: String, CodingKey {
-        case latitude, longitude, timezone, offset, currently, hourly, daily, alerts, message, detail
+        case latitude, longitude, timezone, offset, currently, hourly, daily, alerts, flags, message, detail
     }
+
+    private struct Flags: Decodable { let units: String? }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -41,6 +46,7 @@ struct DarkSkyAnswer: Decodable {
         hourly = try container.decodeIfPresent(Block.self, forKey: .hourly)
         daily = try container.decodeIfPresent(Block.self, forKey: .daily)
         alerts = try? container.decodeIfPresent([DarkSkyAlert].self, forKey: .alerts)
+        units = (try? container.decodeIfPresent(Flags.self, forKey: .flags))?.units
         message = try? container.decodeIfPresent(String.self, forKey: .message)
         detail = try? container.decodeIfPresent(String.self, forKey: .detail)
     }
@@ -50,6 +56,13 @@ struct DarkSkyAnswer: Decodable {
     func snapshot(place: Place, settings: ForecastSettings) -> Result<WeatherSnapshot, WeatherFetchError> {
         if currently == nil, let text = message ?? detail {
             return .failure(WeatherFetchError("dark-sky: the answer is an error: \(text.prefix(200))"))
+        }
+        if let units, units != "si" {
+            // Read as SI, °F would pass for °C and mph for m/s: no value is better than that.
+            return .failure(
+                WeatherFetchError(
+                    "dark-sky: the answer is in units=\(units.prefix(20)), not the si asked for "
+                        + "(does a proxy or mirror drop the query?)"))
         }
         let observed = currently.flatMap { point in point.time.map { (point, $0) } }
         let sections = WeatherAPI.requireSections(
