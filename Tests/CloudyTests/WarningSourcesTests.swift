@@ -74,6 +74,13 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "a wrong url:") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
         }
+        // Another server's JSON 404 with a title is no problem document of the service's either.
+        reply.withLockedValue {
+            $0 = (.notFound, [("Content-Type", "application/json")], Array(#"{"title":"Not Found"}"#.utf8))
+        }
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "JSON 404") {
+            XCTAssertEqual("\($0)", "nws: HTTP 404")
+        }
     }
 
     func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {

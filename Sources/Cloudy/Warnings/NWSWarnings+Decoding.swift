@@ -68,10 +68,14 @@ struct NWSProblem: Decodable {
     let type: String?
     let title: String?
 
-    /// Whether a 404 is the service's (a problem document), as it may answer a point outside its
-    /// area; another 404 (a wrong `url:`, a proxy's page) is no answer from it.
-    static func isServiceAnswer(_ body: [UInt8]) -> Bool {
-        guard let problem = try? JSONDecoder().decode(NWSProblem.self, from: Data(body)) else { return false }
+    /// Whether a 404 is the service's (a problem document, `application/problem+json`), as it may
+    /// answer a point outside its area; another 404 (a wrong `url:`, a proxy's page or its JSON)
+    /// is no answer from it.
+    static func isServiceAnswer(_ response: HTTPResponse) -> Bool {
+        let mediaType = response.headers["content-type"]?.split(separator: ";").first
+        guard mediaType?.trimmingCharacters(in: .whitespaces).lowercased() == "application/problem+json",
+            let problem = try? JSONDecoder().decode(NWSProblem.self, from: Data(response.body))
+        else { return false }
         return problem.type != nil || problem.title != nil
     }
 }

@@ -27,7 +27,7 @@ public struct NWSWarnings: WarningSource {
         get(url(for: place), from: upstream, accept: "application/geo+json") { response in
             switch response.status {
             case 200: return decode(NWSAlerts.self, response) { $0.warnings }
-            case 404 where NWSProblem.isServiceAnswer(response.body): return .success([])  // outside its area
+            case 404 where NWSProblem.isServiceAnswer(response): return .success([])  // outside its area
             case 403: return .failure(refusal(response, from: upstream, hint: "NWS refuses this User-Agent"))
             default: return .failure(refusal(response, from: upstream))
             }
