@@ -69,6 +69,7 @@ final class ConfiguredFeedTests: XCTestCase {
     /// server as `source` wraps it, without a quota; its jitter pinned at the middle.
     static func feed(
         _ config: Config, rig: RefresherRig, reports: Reports, exchanges: Exchanges,
+        sourceChanged: @escaping @Sendable (Config, Config) -> Bool = { _, _ in false },
         source: @escaping @Sendable (EchoSource) -> any FeedSource<String>
     ) -> ConfiguredFeed<String> {
         let client = CurlHTTPClient(userAgent: "cloudy-tests")
@@ -81,7 +82,7 @@ final class ConfiguredFeedTests: XCTestCase {
             client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
             schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
             source: { _, _ in source(EchoSource(client: client, url: url, recorder: exchanges)) },
-            sourceChanged: { _, _ in false })
+            sourceChanged: sourceChanged)
     }
 
     /// The echo feed of two places every 300 s, each answered "hello <path>", after its first
@@ -150,6 +151,33 @@ final class ConfiguredFeedTests: XCTestCase {
         XCTAssertEqual(
             try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6,
             "every place asked failed: the upstream backs off")
+    }
+
+    /// A reload that changes what the source asks (its `url:`, a source added back) starts its
+    /// back-off afresh: the source as it is now is asked at once, not after the old one's wait.
+    func testAReloadThatChangesTheSourceStartsItsBackOffAfresh() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer(status: .serviceUnavailable, reason: "down")
+        let reports = Reports()
+        let config = rig.config(places: 2, interval: 300)
+        let feed = Self.feed(
+            config, rig: rig, reports: reports, exchanges: Exchanges(),
+            sourceChanged: { $0.provider.url != $1.provider.url }, source: { $0 })
+        feed.start()
+        defer { feed.stop(timeout: 0.5) }
+        rig.clock.advance(by: 0)
+        rig.clock.advance(by: 300)
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 600, accuracy: 1e-6, "backing off")
+
+        rig.answer { head in .respond(status: .ok, headers: [], body: Array("hello \(head.uri)".utf8)) }
+        var moved = config
+        moved.provider.url = rig.server.baseURL + "/elsewhere"
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1"], "asked at once")
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 300, accuracy: 1e-6)
     }
 
     /// A reload that adds a place to a source asked per place (Dark Sky, OpenWeatherMap's air

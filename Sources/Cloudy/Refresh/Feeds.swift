@@ -66,9 +66,11 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
 
     public var client: CurlHTTPClient { feed.client }
 
+    /// A source rebuilt (another `url:`, a source added back) starts its back-off afresh: the old
+    /// one's failures say nothing of it, so it is asked at once.
     public func apply(_ config: Config, previous: Config) {
         timeout.seconds = config.refresh.timeout
-        feed.apply(
-            schedule(config), source: sourceChanged(config, previous) ? source(config, timeout) : nil, restart: false)
+        let changed = sourceChanged(config, previous)
+        feed.apply(schedule(config), source: changed ? source(config, timeout) : nil, restart: changed)
     }
 }
