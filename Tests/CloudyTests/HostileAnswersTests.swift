@@ -91,6 +91,10 @@ final class HostileAnswersTests: XCTestCase {
         XCTAssertEqual(warnings.inForce.count, 50)
         XCTAssertEqual(warnings.inForce.first?.id, "urn:oid:red")
         XCTAssertEqual(page.split(separator: "\n").filter { $0.hasPrefix("weather_warning_info{") }.count, 50)
+        // The count is what is in force, the warnings not shown too: more than the info series
+        // says the list was cut.
+        XCTAssertTrue(page.contains(#"weather_warnings{location="Berlin",severity="minor"} 3000"#), page)
+        XCTAssertTrue(page.contains(#"weather_warnings{location="Berlin",severity="extreme"} 1"#), page)
     }
 
     func testValuesNoWeatherHasHadAreNoSamples() throws {

@@ -10,6 +10,9 @@ public struct PlaceWarnings: Sendable {
     public let carried: (source: String, isUp: Bool)?
     /// Most severe first, one per id as a label spells it, at most `maxInForce`.
     public let inForce: [WeatherWarning]
+    /// How many are in force of each severity, those past `maxInForce` too: the count is what the
+    /// sources say, though not each is shown.
+    public let countBySeverity: [WarningSeverity: Int]
     /// More than any service lists for one point (a dozen in a hurricane): a longer list is a
     /// source gone wrong, whose every entry would be series, page and CPU at each render.
     public static let maxInForce = 50
@@ -51,6 +54,7 @@ public struct PlaceWarnings: Sendable {
         var seen = Set<[String]>()
         inForce = inForce.filter { seen.insert([$0.source, WarningFamilies.label($0.id)]).inserted }
         self.inForce = Array(inForce.prefix(Self.maxInForce))
+        countBySeverity = Dictionary(inForce.map { ($0.severity, 1) }, uniquingKeysWith: +)
         self.isKnown = isKnown
     }
 }

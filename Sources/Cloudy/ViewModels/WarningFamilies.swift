@@ -30,7 +30,7 @@ enum WarningFamilies {
         // Counted only while a list is known: before the first answer, and once the last one is
         // stale, "no warnings" would be a claim nobody made.
         for severity in WarningSeverity.allCases where warnings.isKnown {
-            let count = inForce.count { $0.severity == severity }
+            let count = warnings.countBySeverity[severity] ?? 0
             page.add(perSeverity, labels: [location, ("severity", severity.rawValue)], value: Double(count))
         }
         for source in sources {
