@@ -25,13 +25,8 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
         (0..<count).map { Place(name: "P\($0)", latitude: 50, longitude: -10 + Double($0) * 0.25) }
     }
 
-    /// `cloudy_exporter_upstream_requests_total{provider, code}` as the exporter's page shows it.
     func requestsOnThePage(_ provider: String, code: String) -> Double? {
-        var page = MetricFamilies()
-        telemetry.read().addSamples(to: &page, refreshInterval: 600, shard: .all)
-        let text = String(buffer: RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheus)
-        return Exposition.parse(text)[
-            "cloudy_exporter_upstream_requests_total{provider=\"\(provider)\",code=\"\(code)\"}"]
+        telemetry.requestsOnThePage(provider, code: code)
     }
 
     func airQualityRequests() throws -> [[String: Any]] {

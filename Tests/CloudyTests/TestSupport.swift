@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import Cloudy
+
 /// Paths the tests share: fixtures inside the test target, the package root, the built binary.
 enum TestPaths {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -100,4 +102,15 @@ func assertMatchesGolden(
     XCTFail(
         "golden/\(name) differs at line \(first + 1):\n golden: \(text(goldenLines))\n actual: \(text(actualLines))\n"
             + "(regenerate with CLOUDY_UPDATE_GOLDEN=1 if the change is deliberate)", file: file, line: line)
+}
+
+extension ExporterTelemetry {
+    /// `cloudy_exporter_upstream_requests_total{provider, code}` as the exporter's page shows it.
+    func requestsOnThePage(_ provider: String, code: String) -> Double? {
+        var page = MetricFamilies()
+        read().addSamples(to: &page, refreshInterval: 600, shard: .all)
+        let text = String(buffer: RenderedMetrics(page: page, processMetrics: { MetricFamilies() }).prometheus)
+        return Exposition.parse(text)[
+            "cloudy_exporter_upstream_requests_total{provider=\"\(provider)\",code=\"\(code)\"}"]
+    }
 }

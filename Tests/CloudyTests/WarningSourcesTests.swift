@@ -70,6 +70,7 @@ final class WarningSourcesTests: XCTestCase {
             )
         }
         XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 1, "no failure, and said so")
         reply.withLockedValue { $0 = (.notFound, [("Content-Type", "text/html")], Array("<h1>Not Found</h1>".utf8)) }
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "a wrong url:") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
@@ -81,6 +82,7 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "JSON 404") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
         }
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 2, "a wrong url:'s 404s are failures")
     }
 
     func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {

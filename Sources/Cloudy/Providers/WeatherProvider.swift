@@ -101,7 +101,10 @@ extension CurlHTTPClient {
 
     /// One upstream exchange as above, its answer made a result by `read`. A success status
     /// (2xx) whose answer `read` refuses is counted as `decode`, not as its status: the request
-    /// was answered, but nothing could be read from it. A failure without an answer starts with
+    /// was answered, but nothing could be read from it. A client error (4xx) that `read` takes as
+    /// an answer, a warning service's own word for a point outside its area (NWS's and Bright
+    /// Sky's 404, MetAlerts' 422), is counted as `outside_area`, so that the same status from a
+    /// wrong `url:` still counts as a failure. A failure without an answer starts with
     /// `shownAs` when the messages name the upstream otherwise than its count does.
     func fetch<Value>(
         _ request: HTTPRequest, countedAs provider: String, shownAs shown: String? = nil,
@@ -116,7 +119,11 @@ extension CurlHTTPClient {
         case .success(let response):
             let outcome = read(response)
             var code = String(response.status)
-            if case .failure = outcome, (200..<300).contains(response.status) { code = "decode" }
+            switch outcome {
+            case .failure where (200..<300).contains(response.status): code = "decode"
+            case .success where (400..<500).contains(response.status): code = "outside_area"
+            default: break
+            }
             recorder.recordUpstream(provider: provider, code: code)
             if let calls { recorder.recordCalls(provider: provider, calls: calls) }
             return outcome
