@@ -21,7 +21,7 @@ final class ConfiguredFeedTests: XCTestCase {
             places.map { place in
                 let path = place.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 let request = HTTPRequest(url: url + "/" + path, timeout: 5)
-                return client.fetch(request, countedAs: providerLabel, by: recorder).flatMap { response in
+                return client.fetch(request, countedAs: providerLabel, by: recorder) { response in
                     guard response.status == 200 else {
                         return .failure(WeatherFetchError("echo: HTTP \(response.status)"))
                     }

@@ -92,14 +92,7 @@ extension CurlHTTPClient {
     /// One upstream exchange, counted by `recorder` under `provider` with its HTTP status or,
     /// when there was no answer, its error kind; the failure message starts with `provider`.
     /// `calls` (nil: none) are counted against the provider's quota when the request may have
-    /// reached it.
-    func fetch(
-        _ request: HTTPRequest, countedAs provider: String, by recorder: UpstreamRecording, calls: Double? = nil
-    ) -> Result<HTTPResponse, WeatherFetchError> {
-        fetch(request, countedAs: provider, by: recorder, calls: calls) { .success($0) }
-    }
-
-    /// One upstream exchange as above, its answer made a result by `read`. A success status
+    /// reached it. Its answer is made a result by `read`. A success status
     /// (2xx) whose answer `read` refuses is counted as `decode`, not as its status: the request
     /// was answered, but nothing could be read from it. A client error (4xx) that `read` takes as
     /// an answer, a warning service's own word for a point outside its area (NWS's and Bright
