@@ -63,14 +63,20 @@ final class WarningSourcesTests: XCTestCase {
         try answer(.ok, fixture: "brightsky-alerts.json")
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "not GeoJSON")
         // The service's own 404 is a problem document; another server's page is a failure.
-        reply.withLockedValue {
-            $0 = (
-                .notFound, [("Content-Type", "application/problem+json")],
-                Array(#"{"type":"https://api.weather.gov/problems/NotFound","title":"Not Found","status":404}"#.utf8)
-            )
-        }
+        problem(#"{"type":"https://api.weather.gov/problems/InvalidPoint","title":"Invalid Point","status":404}"#)
         XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
         XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 1, "no failure, and said so")
+        // Its problem for a path it does not have (`url: https://api.weather.gov/alerts`) is one.
+        problem(
+            #"{"type":"https://api.weather.gov/problems/NotFound","title":"Not Found","status":404,"#
+                + #""detail":"'/alerts/alerts/active' is not a valid resource path"}"#)
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "wrong path") {
+            XCTAssertEqual(
+                "\($0)", "nws: HTTP 404: '/alerts/alerts/active' is not a valid resource path (check the source's url:)"
+            )
+        }
+        problem(#"{"title":"Not Found","status":404}"#)
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "untyped")
         reply.withLockedValue { $0 = (.notFound, [("Content-Type", "text/html")], Array("<h1>Not Found</h1>".utf8)) }
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "a wrong url:") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
@@ -82,7 +88,12 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "JSON 404") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
         }
-        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 2, "a wrong url:'s 404s are failures")
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 4, "a wrong url:'s 404s are failures")
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 1)
+    }
+
+    func problem(_ document: String) {
+        reply.withLockedValue { $0 = (.notFound, [("Content-Type", "application/problem+json")], Array(document.utf8)) }
     }
 
     func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {
@@ -121,6 +132,24 @@ final class WarningSourcesTests: XCTestCase {
         }
     }
 
+    /// MET's 422 (an HTML page) for a point outside its areas is no warnings; a 422 in JSON is
+    /// another server's (a FastAPI one's validation error behind a wrong `url:`), a failure.
+    func testMETNorwayOutsideItsAreasIsNoWarningsButAnotherServers422IsAFailure() throws {
+        reply.withLockedValue {
+            $0 = (.unprocessableEntity, [("Content-Type", "text/html; charset=utf-8")], Array("<h1>422</h1>".utf8))
+        }
+        let source = METNorwayWarnings(upstream, logger: log.logger)
+        XCTAssertEqual(try source.fetch([oslo], logger: log.logger)[0].get(), [])
+        clock.advance(by: 600)
+        reply.withLockedValue {
+            $0 = (.unprocessableEntity, [("Content-Type", "application/json")], Array(#"{"detail":[]}"#.utf8))
+        }
+        XCTAssertThrowsError(try source.fetch([oslo], logger: log.logger)[0].get()) {
+            XCTAssertEqual("\($0)", "met-norway: HTTP 422")
+        }
+        XCTAssertEqual(telemetry.upstreamCodes(provider: "met-norway-metalerts"), ["outside_area": 1, "422": 1])
+    }
+
     /// MetAlerts' requests are counted apart from MET Norway's forecast, under a name of their
     /// own; its messages still name the source as the config does, answered or not.
     func testMETNorwayWarningsAreCountedApartAndNamedAsTheSource() throws {
@@ -153,6 +182,7 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertEqual(try DWDWarnings(upstream).fetch([gottingen], logger: log.logger)[0].get(), [], "not covered")
         try answer(.notFound, fixture: nil)
         XCTAssertThrowsError(try DWDWarnings(upstream).fetch([gottingen], logger: log.logger)[0].get(), "another 404")
+        XCTAssertEqual(telemetry.upstreamCodes(provider: "dwd"), ["200": 1, "outside_area": 1, "404": 1])
     }
 
     /// One outcome per place in order; a place outside every area is never handed to a source.

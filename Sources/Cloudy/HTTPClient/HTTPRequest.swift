@@ -1,3 +1,5 @@
+import Foundation
+
 /// One upstream request: a GET, or a POST when it has a body. Headers are sent as given;
 /// the client adds its User-Agent.
 public struct HTTPRequest: Sendable {
@@ -33,6 +35,13 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// `Content-Type` without its parameters, in lower case (`application/problem+json`).
+    public var mediaType: String? {
+        headers["content-type"]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
     }
 }
 

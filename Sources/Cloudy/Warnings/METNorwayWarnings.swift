@@ -4,8 +4,8 @@ import Logging
 /// `METNorwayProvider` follows them: an identifying User-Agent (the config requires one for
 /// this source), coordinates rounded to four decimals, no request before the last answer's
 /// `Expires`, and `If-Modified-Since` with the last `Last-Modified` (a 304 keeps the list and
-/// counts as success). A point outside Norway's areas gets an empty list (or a 422, read the
-/// same way).
+/// counts as success). A point outside Norway's areas gets an empty list (or a 422 page, read
+/// the same way; a 422 in JSON is another server's, such as a FastAPI one behind a wrong `url:`).
 public final class METNorwayWarnings: WarningSource {
     public let name = WarningSourceName.metNorway
     let upstream: Upstream
@@ -43,8 +43,8 @@ public final class METNorwayWarnings: WarningSource {
         switch response.status {
         case 200, 203:
             return decode(METAlerts.self, response) { $0.warnings }
-        case 422:
-            return .success([])  // MET's answer for a point outside its areas
+        case 422 where !(response.mediaType ?? "").hasSuffix("json"):
+            return .success([])  // MET's answer (an HTML or text page) for a point outside its areas
         default:
             let hint = response.status == 403 ? "MET refuses this User-Agent or has blocked this client" : nil
             return .failure(refusal(response, from: upstream, hint: hint))

@@ -63,19 +63,26 @@ struct NWSAlerts: Decodable {
     }
 }
 
-/// The service's own error answer, an RFC 7807 problem document (`type`, `title`, `status`…).
+/// The service's own error answer, an RFC 7807 problem document (`type`, `title`, `detail`…).
 struct NWSProblem: Decodable {
     let type: String?
     let title: String?
 
-    /// Whether a 404 is the service's (a problem document, `application/problem+json`), as it may
-    /// answer a point outside its area; another 404 (a wrong `url:`, a proxy's page or its JSON)
-    /// is no answer from it.
-    static func isServiceAnswer(_ response: HTTPResponse) -> Bool {
-        let mediaType = response.headers["content-type"]?.split(separator: ";").first
-        guard mediaType?.trimmingCharacters(in: .whitespaces).lowercased() == "application/problem+json",
-            let problem = try? JSONDecoder().decode(NWSProblem.self, from: Data(response.body))
-        else { return false }
-        return problem.type != nil || problem.title != nil
+    /// The problem document of an answer, when the service sent one (`application/problem+json`
+    /// with a `type` or `title`); nil for another server's page or JSON (a wrong `url:`, a proxy).
+    static func of(_ response: HTTPResponse) -> NWSProblem? {
+        guard response.mediaType == "application/problem+json",
+            let problem = try? JSONDecoder().decode(NWSProblem.self, from: Data(response.body)),
+            problem.type != nil || problem.title != nil
+        else { return nil }
+        return problem
+    }
+
+    /// Whether the service says the path is none of its own (`…/problems/NotFound`, "'/alerts/
+    /// alerts/active' is not a valid resource path"): a wrong `url:` on the real host, not a
+    /// point outside its area.
+    var isUnknownPath: Bool {
+        guard let type else { return title == "Not Found" }
+        return type.split(separator: "/").last == "NotFound"
     }
 }

@@ -4,7 +4,8 @@ import Logging
 /// (GeoJSON). The service asks for no more than one request per 30 s per point and refuses a
 /// request without a User-Agent (403). Its answer for a point outside its area is not
 /// documented: an empty list most likely, a 404 problem document possibly; both are read as
-/// no warnings. Any other 404 (a wrong `url:` answered by another server) is a failure.
+/// no warnings. Any other 404 is a failure: the service's own "not a valid resource path"
+/// (`…/problems/NotFound`, a wrong path on api.weather.gov) or another server's page.
 public struct NWSWarnings: WarningSource {
     public let name = WarningSourceName.nws
     let upstream: Upstream
@@ -27,10 +28,20 @@ public struct NWSWarnings: WarningSource {
         get(url(for: place), from: upstream, accept: "application/geo+json") { response in
             switch response.status {
             case 200: return decode(NWSAlerts.self, response) { $0.warnings }
-            case 404 where NWSProblem.isServiceAnswer(response): return .success([])  // outside its area
+            case 404: return readNotFound(response)
             case 403: return .failure(refusal(response, from: upstream, hint: "NWS refuses this User-Agent"))
             default: return .failure(refusal(response, from: upstream))
             }
         }
+    }
+
+    /// A 404: a point outside its area when it is the service's problem document, a failure when
+    /// that document says the path is none of the service's or another server answered.
+    func readNotFound(_ response: HTTPResponse) -> Result<[WeatherWarning], WeatherFetchError> {
+        guard let problem = NWSProblem.of(response) else { return .failure(refusal(response, from: upstream)) }
+        guard !problem.isUnknownPath else {
+            return .failure(refusal(response, from: upstream, explainedBy: .detail, hint: "check the source's url:"))
+        }
+        return .success([])
     }
 }

@@ -32,8 +32,11 @@ extension WarningSource {
     }
 
     /// A refusal as the error of the place asked: the source's name, the status and `hint`.
-    func refusal(_ response: HTTPResponse, from upstream: Upstream, hint: String? = nil) -> WeatherFetchError {
-        WeatherAPI.refusal(response, from: label, hint: hint, now: upstream.clock.now())
+    func refusal(
+        _ response: HTTPResponse, from upstream: Upstream, explainedBy field: WeatherAPI.ErrorBodyField? = nil,
+        hint: String? = nil
+    ) -> WeatherFetchError {
+        WeatherAPI.refusal(response, from: label, explainedBy: field, hint: hint, now: upstream.clock.now())
     }
 
     /// The warnings an answer's texts describe, decoded as `T`, then made warnings by `warnings`.
