@@ -39,6 +39,26 @@ final class BackoffTests: XCTestCase {
         XCTAssertEqual(long.bound, 2400)
     }
 
+    /// A restart on the same server forgets the failures but keeps the server's `Retry-After`;
+    /// one on another server keeps nothing; a quiet period's hold is the account's, not kept here.
+    func testARestartKeepsOnlyTheSameServersRetryAfter() {
+        var backoff = Backoff(interval: 60)
+        backoff.recordFailure(now: 1000, retryAfter: 3600, jitter: 0.5)
+        backoff.recordFailure(now: 4600, retryAfter: nil, jitter: 0.5)
+        let same = backoff.restarted(.keepingRetryAfter, interval: 300)
+        XCTAssertEqual(same.failures, 0)
+        XCTAssertEqual(same.interval, 300)
+        XCTAssertEqual(same.notBefore, 4600, "the wait the server asked for, not the back-off's")
+        XCTAssertEqual(backoff.restarted(.afresh, interval: 300).notBefore, 0)
+        var held = Backoff(interval: 60)
+        held.hold(until: 9000)
+        XCTAssertEqual(held.restarted(.keepingRetryAfter, interval: 60).notBefore, 0)
+        held.hold(retryAfter: 120, now: 1000)
+        XCTAssertEqual(held.restarted(.keepingRetryAfter, interval: 60).notBefore, 1120)
+        held.recordSuccess()
+        XCTAssertEqual(held.restarted(.keepingRetryAfter, interval: 60).notBefore, 0)
+    }
+
     func testRetryAfterHeaderForms() {
         let now = HTTPDate.parse("Mon, 15 Jun 2026 12:00:00 GMT")!
         XCTAssertEqual(RetryAfter.seconds("120", now: now), 120)

@@ -23,7 +23,8 @@ final class ConfiguredFeedTests: XCTestCase {
                 let request = HTTPRequest(url: url + "/" + path, timeout: 5)
                 return client.fetch(request, countedAs: providerLabel, by: recorder) { response in
                     guard response.status == 200 else {
-                        return .failure(WeatherFetchError("echo: HTTP \(response.status)"))
+                        return .failure(
+                            WeatherAPI.refusal(response, from: "echo", now: Date().timeIntervalSince1970))
                     }
                     return .success(String(decoding: response.body, as: UTF8.self))
                 }
@@ -70,6 +71,7 @@ final class ConfiguredFeedTests: XCTestCase {
     static func feed(
         _ config: Config, rig: RefresherRig, reports: Reports, exchanges: Exchanges,
         sourceChanged: @escaping @Sendable (Config, Config) -> Bool = { _, _ in false },
+        server: @escaping @Sendable (Config) -> String? = { $0.provider.url },
         source: @escaping @Sendable (EchoSource) -> any FeedSource<String>
     ) -> ConfiguredFeed<String> {
         let client = CurlHTTPClient(userAgent: "cloudy-tests")
@@ -82,7 +84,7 @@ final class ConfiguredFeedTests: XCTestCase {
             client: client, locator: nil, logger: rig.log.logger, clock: rig.clock, jitter: { 0.5 },
             schedule: { FeedSchedule(places: $0.places, interval: $0.refresh.interval, callsPerPlace: 0) },
             source: { _, _ in source(EchoSource(client: client, url: url, recorder: exchanges)) },
-            sourceChanged: sourceChanged)
+            sourceChanged: sourceChanged, server: server)
     }
 
     /// The echo feed of two places every 300 s, each answered "hello <path>", after its first
@@ -178,6 +180,43 @@ final class ConfiguredFeedTests: XCTestCase {
         rig.clock.advance(by: 0)
         XCTAssertEqual(reports.succeeded, ["Place 0", "Place 1"], "asked at once")
         XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 300, accuracy: 1e-6)
+    }
+
+    /// A source removed and added back in two reloads is the same server: its failures are
+    /// forgotten, but the `Retry-After` it sent still holds every request.
+    func testASourceAddedBackKeepsTheRetryAfterItsServerSent() throws {
+        let rig = try RefresherRig()
+        defer { rig.stop() }
+        rig.answer { _ in .respond(status: .serviceUnavailable, headers: [("Retry-After", "3600")], body: []) }
+        let exchanges = Exchanges()
+        let config = rig.config(places: 2, interval: 300)
+        let server: @Sendable (Config) -> String? = { $0.places.isEmpty ? nil : $0.provider.url }
+        let feed = Self.feed(
+            config, rig: rig, reports: Reports(), exchanges: exchanges,
+            sourceChanged: { server($0) != server($1) }, server: server, source: { $0 })
+        feed.start()
+        defer { feed.stop(timeout: 0.5) }
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 2)
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 3600, accuracy: 1e-6)
+
+        var removed = config
+        removed.places = []
+        feed.apply(removed, previous: config)
+        rig.clock.advance(by: 60)
+        feed.apply(config, previous: removed)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 2, "not asked before its Retry-After")
+        XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 3540, accuracy: 1e-6)
+
+        // Another server owes nothing to the first one's wait.
+        var moved = config
+        moved.provider.url = rig.server.baseURL + "/elsewhere"
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 4, "asked at once")
     }
 
     /// A reload that adds a place to a source asked per place (Dark Sky, OpenWeatherMap's air

@@ -86,7 +86,7 @@ public final class AirQualityFeed: ScheduledFeed {
                 (config.airQuality ?? AirQualitySettings()).source == .openMeteo
                 ? config.forecast != previous.forecast : config.provider.apiKey != previous.provider.apiKey
             let fetchChanged = config.airQuality != previous.airQuality || carriedChanged
-            feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: false)
+            feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: nil)
             return
         }
         // Another account: calls spent and a quiet period belong to the one that was asked.

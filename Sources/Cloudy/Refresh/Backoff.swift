@@ -10,6 +10,18 @@ public struct Backoff: Sendable, Equatable {
     public private(set) var failures = 0
     /// Unix seconds before which no request goes to the provider.
     public private(set) var notBefore: Double = 0
+    /// Unix seconds before which the provider itself asked not to be asked (`Retry-After`): the
+    /// part of `notBefore` that a restart on the same server keeps.
+    public private(set) var askedToWaitUntil: Double = 0
+
+    /// What a reload that rebuilt the upstream's source does to its back-off.
+    public enum Restart: Sendable, Equatable {
+        /// Another server: the old one's failures and `Retry-After` say nothing of it.
+        case afresh
+        /// The same server (its source removed and added back, or its other settings changed):
+        /// the failures are forgotten, so it is asked at once, unless its `Retry-After` still holds.
+        case keepingRetryAfter
+    }
 
     public init(interval: Double) {
         self.interval = interval
@@ -18,6 +30,17 @@ public struct Backoff: Sendable, Equatable {
     public mutating func recordSuccess() {
         failures = 0
         notBefore = 0
+        askedToWaitUntil = 0
+    }
+
+    /// The back-off after `restart`, at `interval`.
+    public func restarted(_ restart: Restart, interval: Double) -> Backoff {
+        var fresh = Backoff(interval: interval)
+        if restart == .keepingRetryAfter, askedToWaitUntil > 0 {
+            fresh.askedToWaitUntil = askedToWaitUntil
+            fresh.notBefore = askedToWaitUntil
+        }
+        return fresh
     }
 
     /// `jitter` is uniform in 0…1 (a parameter so tests can pin it).
@@ -25,7 +48,11 @@ public struct Backoff: Sendable, Equatable {
         failures += 1
         let exponential = min(bound, interval * Double(1 << min(failures - 1, 20)))
         var wait = exponential * (0.8 + 0.4 * jitter)
-        if let retryAfter, retryAfter.isFinite { wait = max(wait, min(retryAfter, Self.longestRetryAfter)) }
+        if let retryAfter, retryAfter.isFinite {
+            let asked = min(retryAfter, Self.longestRetryAfter)
+            askedToWaitUntil = max(askedToWaitUntil, now + asked)
+            wait = max(wait, asked)
+        }
         notBefore = now + wait
     }
 
@@ -36,7 +63,8 @@ public struct Backoff: Sendable, Equatable {
     /// failure (other places were answered).
     public mutating func hold(retryAfter: Double, now: Double) {
         guard retryAfter.isFinite else { return }
-        hold(until: now + min(retryAfter, Self.longestRetryAfter))
+        askedToWaitUntil = max(askedToWaitUntil, now + min(retryAfter, Self.longestRetryAfter))
+        hold(until: askedToWaitUntil)
     }
 
     /// Holds every request back until `until` (a quiet period the provider's quota asked for)

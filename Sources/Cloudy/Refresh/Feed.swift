@@ -123,8 +123,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
 
     /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
     /// (nil: it stays, with its caches), or when only how it is asked changed (`asksEveryPlace`
-    /// false: it takes over as it is, the schedule unmoved); `restart` says it is another
-    /// upstream (its back-off starts afresh). When places were added or changed where they are asked
+    /// false: it takes over as it is, the schedule unmoved); `restart` (nil: none) starts its
+    /// back-off afresh, keeping the server's own `Retry-After` when it is the same server. When places were added or changed where they are asked
     /// (`Place.isAskedAlike`), they are asked at once (back-off, Retry-After and a quiet period
     /// permitting), so new places appear without waiting a whole interval: beside the schedule,
     /// which the other places keep; or, with a paced refresh under way, in a refresh of its places
@@ -134,7 +134,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// armed fast network retry stays; its next batch moves only when the quota changed. So
     /// reloading is no way around fair use.
     public func apply(
-        _ schedule: FeedSchedule, source: (any FeedSource<Report>)?, asksEveryPlace: Bool = true, restart: Bool
+        _ schedule: FeedSchedule, source: (any FeedSource<Report>)?, asksEveryPlace: Bool = true,
+        restart: Backoff.Restart?
     ) {
         queue.async {
             let previous = self.schedule
@@ -143,8 +144,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
             let fetchChanged = source != nil && asksEveryPlace
             self.loggedBadRequests = []
             self.backoffState.interval = schedule.interval
-            if restart {
-                self.backoffState = Backoff(interval: schedule.interval)
+            if let restart {
+                self.backoffState = self.backoffState.restarted(restart, interval: schedule.interval)
                 self.show(self.account.quietPeriod)
             }
             var before: [String: Place] = [:]

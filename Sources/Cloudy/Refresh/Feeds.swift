@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import NIOConcurrencyHelpers
 
 /// Every upstream the exporter asks on a schedule, started, stopped and reloaded together by
 /// the application (`RefreshService`, `ConfigReloader`). The weather (`Refresher`) comes first;
@@ -40,6 +41,10 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     private let schedule: @Sendable (Config) -> FeedSchedule
     private let source: @Sendable (Config, RequestTimeout) -> any FeedSource<Report>
     private let sourceChanged: @Sendable (_ config: Config, _ previous: Config) -> Bool
+    /// The server the source asks (its `url:`), nil while it is not configured.
+    private let server: @Sendable (Config) -> String?
+    /// The last server configured, across reloads that left the source out for a while.
+    private let lastServer: NIOLockedValueBox<String?>
     private let timeout: RequestTimeout
 
     public init(
@@ -48,11 +53,14 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         schedule: @escaping @Sendable (Config) -> FeedSchedule,
         source: @escaping @Sendable (Config, RequestTimeout) -> any FeedSource<Report>,
-        sourceChanged: @escaping @Sendable (_ config: Config, _ previous: Config) -> Bool
+        sourceChanged: @escaping @Sendable (_ config: Config, _ previous: Config) -> Bool,
+        server: @escaping @Sendable (Config) -> String?
     ) {
         self.schedule = schedule
         self.source = source
         self.sourceChanged = sourceChanged
+        self.server = server
+        lastServer = NIOLockedValueBox(server(config))
         let timeout = RequestTimeout(config.refresh.timeout)
         self.timeout = timeout
         feed = Feed(
@@ -67,10 +75,18 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
     public var client: CurlHTTPClient { feed.client }
 
     /// A source rebuilt (another `url:`, a source added back) starts its back-off afresh: the old
-    /// one's failures say nothing of it, so it is asked at once.
+    /// one's failures say nothing of it, so it is asked at once. Only a `Retry-After` that the
+    /// same server sent still holds (a source removed and added back in two reloads).
     public func apply(_ config: Config, previous: Config) {
         timeout.seconds = config.refresh.timeout
         let changed = sourceChanged(config, previous)
-        feed.apply(schedule(config), source: changed ? source(config, timeout) : nil, restart: changed)
+        let server = server(config)
+        let sameServer = lastServer.withLockedValue { last in
+            defer { if server != nil { last = server } }
+            return server == nil || server == last
+        }
+        feed.apply(
+            schedule(config), source: changed ? source(config, timeout) : nil,
+            restart: changed ? (sameServer ? .keepingRetryAfter : .afresh) : nil)
     }
 }

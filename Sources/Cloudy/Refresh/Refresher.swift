@@ -88,7 +88,7 @@ public final class Refresher: ScheduledFeed {
             : nil
         feed.apply(
             Self.schedule(config, budget: budget), source: source, asksEveryPlace: fetchSettingsChanged,
-            restart: restart)
+            restart: restart ? .afresh : nil)
     }
 
     /// Returns once the work queued so far (a reload's `apply`, a refresh, the look-ups it

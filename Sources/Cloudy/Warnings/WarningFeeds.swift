@@ -28,7 +28,8 @@ public enum WarningFeeds {
                             logger: logger),
                         settings: WarningSettings(sources: [settings]))
                 },
-                sourceChanged: { config, previous in configured(name, config) != configured(name, previous) })
+                sourceChanged: { config, previous in configured(name, config) != configured(name, previous) },
+                server: { configured(name, $0)?.url })
         }
     }
 
