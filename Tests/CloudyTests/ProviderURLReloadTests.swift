@@ -28,4 +28,46 @@ extension QuietPeriodTests {
         XCTAssertFalse(ProviderSettings.isSameServer("http://127.0.0.1:8080", "http://127.0.0.1:8081"))
         XCTAssertFalse(ProviderSettings.isSameServer("https://mirror.example", "https://api.open-meteo.com"))
     }
+
+    /// A reload to a mirror while a batch to the public host is out: that batch's calls and the
+    /// day's refusal it brings back are the public host's, kept for a reload back; the mirror is
+    /// asked at once, not held for a day by a quota it does not share.
+    func testARefusalFromTheServerLeftDuringABatchHoldsOnlyThatServer() throws {
+        let gate = ScriptedHTTPServer.ReleaseGate()
+        let daily = Array(
+            #"{"error":true,"reason":"Daily API request limit exceeded. Please try again tomorrow."}"#.utf8)
+        rig.answer { _ in .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: daily)) }
+        let old = rig.config(places: 2, interval: 60)
+        rig.start(old)
+        let firstBatch = DispatchGroup()
+        let clock = rig.clock
+        DispatchQueue.global().async(group: firstBatch) { clock.advance(by: 0) }
+        let deadline = Date().addingTimeInterval(10)
+        while rig.asked.isEmpty, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(rig.asked.count, 1, "the batch is out")
+
+        let mirror = try rig.mirror()
+        defer { mirror.server.stop() }
+        var new = old
+        new.provider = ProviderSettings(url: mirror.server.baseURL)
+        rig.store.replaceConfig(new)
+        rig.refresher.apply(new, previous: old)  // while the batch is out
+        gate.open()
+        XCTAssertEqual(firstBatch.wait(timeout: .now() + 10), .success)
+        rig.refresher.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertNil(rig.refresher.quietPeriod, "the mirror is not refused")
+        XCTAssertEqual(mirror.asked.withLockedValue { $0 }, [2], "and asked at once")
+        rig.store.render(now: rig.clock.now())
+        XCTAssertEqual(rig.readyz, "ready")
+        // A self-hosted mirror counts nothing; what the refused batch spent is the public host's.
+        XCTAssertEqual(rig.refresher.account.spent(inLast: 86400, at: rig.clock.now()), 0)
+
+        rig.reload(to: old, from: new)
+        let refused = try XCTUnwrap(rig.refresher.quietPeriod, "the public host's refusal, kept for it")
+        XCTAssertEqual(refused.until, QuietPeriod.lift(after: .day, now: rig.clock.now()))
+        XCTAssertGreaterThan(rig.refresher.account.spent(inLast: 86400, at: rig.clock.now()), 0)
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.asked.count, 1, "not asked again today")
+    }
 }

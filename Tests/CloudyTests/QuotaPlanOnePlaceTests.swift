@@ -69,12 +69,13 @@ extension QuotaPlanOnePlaceTests {
             provider: .openMeteo, url: "http://127.0.0.1:1", quota: Quota(limits: [.minute: 100]), file: nil, now: 0,
             logger: silent)
         let small = 0.1 * 3  // 0.30000000000000004
-        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0), 1)
-        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: small, at: 0), 1)
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0).places, 1)
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: small, at: 0).places, 1)
         account.settle(places: 1, callsPerPlace: small, spent: 0, at: 1)
         account.settle(places: 1, callsPerPlace: 2.9, spent: 0, at: 1)
         account.update(provider: .openMeteo, url: "http://127.0.0.1:1", quota: Quota(limits: [.minute: 2]))
-        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "one place alone in an empty minute")
+        XCTAssertEqual(
+            account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1).places, 1, "one place alone in an empty minute")
     }
 }
 
@@ -85,11 +86,12 @@ extension QuotaPlanOnePlaceTests {
         let url = "http://127.0.0.1:1"
         let tiny = Quota(limits: [.minute: 2])
         let account = QuotaAccount(provider: .openMeteo, url: url, quota: tiny, file: nil, now: 0, logger: silent)
-        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0), 1)
+        XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 2.9, at: 0).places, 1)
         account.update(provider: .openMeteo, url: url, quota: .unlimited)
         account.settle(places: 1, callsPerPlace: 2.9, spent: 0, at: 1)
         account.update(provider: .openMeteo, url: url, quota: tiny)
-        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1), 1, "an empty minute: one place alone")
+        XCTAssertEqual(
+            account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1).places, 1, "an empty minute: one place alone")
     }
 }
 

@@ -190,7 +190,7 @@ extension QuotaStateTests {
                 logger: rig.log.logger)
         }
         let account = restarted()
-        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1_000), 2)
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 2.9, at: 1_000).places, 2)
         XCTAssertEqual(restarted().spent(inLast: 3600, at: 1_010), 5.8, accuracy: 1e-9, "out: counted")
         account.settle(places: 1, callsPerPlace: 2.9, spent: 2.9, at: 1_005)
         XCTAssertEqual(restarted().spent(inLast: 3600, at: 1_010), 5.8, accuracy: 1e-9, "one in, one still out")
@@ -211,7 +211,7 @@ extension QuotaStateTests {
         let blocker = file.appendingPathExtension("tmp")
         try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
         func batch(at time: Double) {
-            XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 1, at: time), 1)
+            XCTAssertEqual(account.reserve(upTo: 1, callsPerPlace: 1, at: time).places, 1)
             account.settle(places: 1, callsPerPlace: 1, spent: 1, at: time + 1)
         }
         for minute in 0..<3 { batch(at: 1_000 + Double(minute) * 60) }
@@ -244,7 +244,7 @@ extension QuotaStateTests {
         let account = QuotaAccount(
             provider: .openMeteo, url: "https://api.open-meteo.com", quota: quota, file: file, now: 1_000,
             logger: rig.log.logger)
-        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 3, at: 1_000), 2)
+        XCTAssertEqual(account.reserve(upTo: 2, callsPerPlace: 3, at: 1_000).places, 2)
         account.settle(places: 2, callsPerPlace: 3, spent: 6, at: 1_001)
         _ = account.beginQuietPeriod(reason: "Daily API request limit exceeded.", until: 86_400)
 

@@ -114,3 +114,22 @@ extension ExporterTelemetry {
             "cloudy_exporter_upstream_requests_total{provider=\"\(provider)\",code=\"\(code)\"}"]
     }
 }
+
+extension QuotaAccount {
+    /// A batch of `places` reserved places for the owner the account has now, as `reserve` made it.
+    func batchOut(places: Int, callsPerPlace: Double) -> QuotaReservation {
+        let asking = reserve(upTo: 0, callsPerPlace: callsPerPlace, at: 0)
+        return QuotaReservation(
+            places: places, callsPerPlace: callsPerPlace, provider: asking.provider, url: asking.url)
+    }
+
+    /// Settles `places` reserved places of the owner asked now.
+    func settle(places: Int, callsPerPlace: Double, spent: Double, at now: Double) {
+        settle(batchOut(places: places, callsPerPlace: callsPerPlace), spent: spent, at: now)
+    }
+
+    /// A quota refusal of the owner asked now.
+    func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
+        beginQuietPeriod(reason: reason, until: until, refusing: batchOut(places: 0, callsPerPlace: 0))!
+    }
+}

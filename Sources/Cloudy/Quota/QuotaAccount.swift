@@ -31,7 +31,7 @@ public final class QuotaAccount: Sendable {
         /// them (kept in memory only).
         var left: [String: QuotaState] = [:]
 
-        var owner: String { provider.rawValue + " " + url }
+        var owner: String { QuotaState.owner(provider, url) }
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
@@ -48,7 +48,7 @@ public final class QuotaAccount: Sendable {
     private let state: NIOLockedValueBox<State>
     /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
     /// is dropped at the next period or the next observer, whichever comes first.
-    private let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
+    let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
     private let upstream: String?
@@ -149,9 +149,9 @@ public final class QuotaAccount: Sendable {
     }
 
     /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
-    /// fit every window with what was spent and what is out now (all of them without a quota).
-    /// Returns how many; the batch settles them with `settle`.
-    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> Int {
+    /// fit every window with what was spent and what is out now (all of them without a quota),
+    /// for the owner the account has now. The batch settles them with `settle`.
+    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> QuotaReservation {
         state.withLockedValue { state in
             var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
             if state.reserved > 0, !state.quota.limits.isEmpty {
@@ -171,24 +171,36 @@ public final class QuotaAccount: Sendable {
                 state.reservedAt = now
                 save(&state)
             }
-            return taken
+            return QuotaReservation(
+                places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url)
         }
     }
 
-    /// Settles a batch of `places` reserved places: the owner counted `spent` calls for it, as
-    /// of `now` (when its answers are in; 0 for requests that never reached it).
-    public func settle(places: Int, callsPerPlace: Double, spent: Double, at now: Double) {
+    /// Settles a batch's reserved places: their owner counted `spent` calls for them, as of `now`
+    /// (when its answers are in; 0 for requests that never reached it). An owner a reload left
+    /// while the batch was out keeps them (the batch asked it), not the one asked now.
+    public func settle(_ batch: QuotaReservation, spent: Double, at now: Double) {
         state.withLockedValue { state in
             // Whatever the quota is now: a reload may have dropped it while the batch was out.
             if state.reserved > 0 {
                 // Fractional weights settled in another order than reserved leave binary residue
                 // (4e-16), which would count as a batch still out.
-                let left = state.reserved - Double(places) * callsPerPlace
+                let left = state.reserved - Double(batch.places) * batch.callsPerPlace
                 state.reserved = left < 1e-9 ? 0 : left
+            }
+            guard batch.owner == state.owner else {
+                state.left[batch.owner, default: batch.emptyState].ledger.record(
+                    spent, at: now, keeping: QuotaWindow.month.seconds)
+                return
             }
             state.ledger.record(spent, at: now, keeping: state.horizon)
             if !state.quota.limits.isEmpty { save(&state) }
         }
+    }
+
+    /// Whether `batch` asked the owner the account has now (not one a reload left meanwhile).
+    public func isAsking(_ batch: QuotaReservation) -> Bool {
+        state.withLockedValue { batch.owner == $0.owner }
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
@@ -203,15 +215,26 @@ public final class QuotaAccount: Sendable {
     /// Starts a quiet period after the owner refused for its quota: nothing goes to it from any
     /// feed of the account until `until`. A refusal for a shorter window (a batch that was in
     /// flight, refused for the minute) does not end a longer period in force (the day's): that
-    /// one is returned.
-    public func beginQuietPeriod(reason: String, until: Double) -> QuietPeriod {
-        let period = state.withLockedValue { state in
+    /// one is returned. The refusal of an owner a reload left while `batch` was out is kept for
+    /// a reload back, and holds nothing now (nil).
+    public func beginQuietPeriod(reason: String, until: Double, refusing batch: QuotaReservation) -> QuietPeriod? {
+        let period = state.withLockedValue { state -> QuietPeriod? in
+            guard batch.owner == state.owner else {
+                let left = state.left[batch.owner, default: batch.emptyState]
+                if (left.quietPeriod?.until ?? 0) < until {
+                    state.left[batch.owner] = QuotaState(
+                        provider: left.provider, url: left.url, ledger: left.ledger,
+                        quietPeriod: QuietPeriod(provider: left.provider, reason: reason, until: until))
+                }
+                return nil
+            }
             if let longer = state.quietPeriod, longer.until > until { return longer }
             let period = QuietPeriod(provider: state.provider, reason: reason, until: until, upstream: upstream)
             state.quietPeriod = period
             save(&state)
             return period
         }
+        guard let period else { return nil }
         // Each observer only queues work of its own: it is called under this lock.
         quietPeriodObservers.withLockedValue { observers in
             observers.removeAll { $0.owner == nil }
@@ -219,25 +242,6 @@ public final class QuotaAccount: Sendable {
         }
         return period
     }
-
-    /// Calls `notify` with `owner` (on the refused feed's queue) whenever a feed of the account
-    /// begins a quiet period, so the other feeds' places can say so before their own next step.
-    /// It must not block. The account holds `owner` weakly and forgets `notify` once it is gone.
-    public func observeQuietPeriods<Owner: AnyObject & Sendable>(
-        for owner: Owner, _ notify: @escaping @Sendable (Owner, QuietPeriod) -> Void
-    ) {
-        let observer = QuietPeriodObserver(owner: owner) { [weak owner] period in
-            if let owner { notify(owner, period) }
-        }
-        quietPeriodObservers.withLockedValue { observers in
-            observers.removeAll { $0.owner == nil }
-            observers.append(observer)
-        }
-    }
-
-    /// How many observers the account holds: the feeds of it that are still alive, and any gone
-    /// since the last quiet period or observer.
-    var quietPeriodObserverCount: Int { quietPeriodObservers.withLockedValue { $0.count } }
 
     /// Ends the quiet period when it is over at `now`; returns it when this call ended it (the
     /// feed that does says so in the log), nil when there was none or it still holds.
@@ -277,11 +281,4 @@ public final class QuotaAccount: Sendable {
             state.saveFailure = reason
         }
     }
-}
-
-/// One owner of `QuotaAccount.observeQuietPeriods`, held weakly so that a feed a reload replaced
-/// is let go.
-private struct QuietPeriodObserver: Sendable {
-    weak var owner: (AnyObject & Sendable)?
-    let notify: @Sendable (QuietPeriod) -> Void
 }

@@ -42,18 +42,32 @@ extension Feed {
     /// The quiet period a quota refusal asks for, started for the whole account: the window
     /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
     /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling
-    /// waits. Logged here, once.
-    func beginQuietPeriod(after refusal: WeatherFetchError, now: Double, placesWaiting: Int) -> QuietPeriod {
-        let until: Double
+    /// waits. Logged here, once. Nil when `batch` asked an owner a reload has left since: the
+    /// account keeps the refusal for a reload back, and this feed is not held.
+    func beginQuietPeriod(
+        after refusal: WeatherFetchError, of batch: QuotaReservation, now: Double, placesWaiting: Int
+    ) -> QuietPeriod? {
+        let asked = refusal.retryAfter.map { now + min($0, Backoff.longestRetryAfter) } ?? now
+        var windowLift: Double?
         if case .quota(let window?) = refusal.cause {
-            let asked = refusal.retryAfter.map { now + min($0, Backoff.longestRetryAfter) } ?? now
-            until = max(QuietPeriod.lift(after: window, now: now), asked)
+            windowLift = max(QuietPeriod.lift(after: window, now: now), asked)
+        }
+        guard account.isAsking(batch) else {
+            // Kept for a reload back: until its window starts afresh, or its Retry-After.
+            _ = account.beginQuietPeriod(reason: refusal.message, until: windowLift ?? asked, refusing: batch)
+            return nil
+        }
+        let until: Double
+        if let windowLift {
+            until = windowLift
             backoffState.hold(until: until)
         } else {
             backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
             until = backoffState.notBefore
         }
-        let period = account.beginQuietPeriod(reason: refusal.message, until: until)
+        guard let period = account.beginQuietPeriod(reason: refusal.message, until: until, refusing: batch) else {
+            return nil  // the owner changed just now
+        }
         // A longer period in force (the day's, when a batch in flight comes back refused for the
         // minute) holds this feed until it lifts; it was logged when it began.
         guard period.until == until else {

@@ -113,8 +113,8 @@ extension Feed {
             return finish(run)
         }
         let cost = schedule.callsPerPlace
-        let affordable = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
-        guard affordable > 0 else {
+        let batch = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
+        guard batch.places > 0 else {
             let paced = pacedUntil(run, now: now)
             if showPacing(paced) || run.hasUnrendered {
                 run.hasUnrendered = false
@@ -123,7 +123,7 @@ extension Feed {
             return armNextBatch(of: run, pacedUntil: paced, now: now)
         }
         let began = DispatchTime.now()
-        let taken = Array(run.pending.prefix(affordable))
+        let taken = Array(run.pending.prefix(batch.places))
         run.pending.removeFirst(taken.count)
         let results = source.fetch(taken.compactMap { run.location(at: $0) }, logger: logger)
         now = clock.now()
@@ -140,7 +140,7 @@ extension Feed {
             if let calls = error.calls { return sum + calls }
             return error.cause == .network ? sum : sum + cost
         }
-        account.settle(places: taken.count, callsPerPlace: cost, spent: spent, at: now)
+        account.settle(batch, spent: spent, at: now)
         // Stopped meanwhile (`stop` cancels the requests before the queue hears of it): what came
         // back is the shutdown, not the upstream's answer; nothing is recorded, shown or backed
         // off, but the requests answered before it stay spent.
@@ -185,14 +185,16 @@ extension Feed {
         var quiet: QuietPeriod?
         if let refusal {
             run.pending = refused + run.pending
-            let period = beginQuietPeriod(after: refusal, now: now, placesWaiting: run.pending.count)
-            let waiting = WeatherFetchError(period.description, cause: refusal.cause, wasAsked: false)
+            // Nil for a server a reload left while the batch was out: it holds nothing here.
+            quiet = beginQuietPeriod(after: refusal, of: batch, now: now, placesWaiting: run.pending.count)
+        }
+        if let refusal, let quiet {
+            let waiting = WeatherFetchError(quiet.description, cause: refusal.cause, wasAsked: false)
             recorder.record(
                 run.pending.map { (place: run.places[$0], location: run.location(at: $0), outcome: .failure(waiting)) },
                 at: now)
-            show(period)
+            show(quiet)
             run.waitsForQuietPeriod = true
-            quiet = period
         }
         run.busySeconds += Self.seconds(since: began)
         run.hasUnrendered = false

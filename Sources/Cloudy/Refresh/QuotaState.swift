@@ -64,7 +64,10 @@ public struct QuotaState: Codable, Equatable, Sendable {
     }
 
     /// `open-meteo https://api.open-meteo.com`.
-    var owner: String { provider.rawValue + " " + url }
+    var owner: String { Self.owner(provider, url) }
+
+    /// An owner's key among those a `QuotaAccount` keeps: `<provider> <url>`.
+    static func owner(_ provider: ProviderName, _ url: String) -> String { provider.rawValue + " " + url }
 
     /// Whether it was kept for `provider` at `url`'s server.
     func isFor(_ provider: ProviderName, url: String) -> Bool {

@@ -1,0 +1,16 @@
+/// A batch's places reserved in a `QuotaAccount` (`reserve`), for the owner the account had
+/// when the batch went out: what the batch spends and a refusal it brings back belong to that
+/// owner, even when a reload moved the account to another server while it was out.
+public struct QuotaReservation: Sendable, Equatable {
+    /// How many places fit, and go in the batch.
+    public let places: Int
+    public let callsPerPlace: Double
+    let provider: ProviderName
+    let url: String
+
+    /// The owner asked, as `QuotaAccount` keys the ones a reload left.
+    var owner: String { QuotaState.owner(provider, url) }
+
+    /// What the account keeps of the owner when it knows nothing of it yet.
+    var emptyState: QuotaState { QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil) }
+}
