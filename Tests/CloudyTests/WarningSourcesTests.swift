@@ -185,6 +185,37 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertEqual(telemetry.upstreamCodes(provider: "dwd"), ["200": 1, "outside_area": 1, "404": 1])
     }
 
+    /// A list longer than a place shows is logged when it first is, not at every ask, and again
+    /// once it was short in between.
+    func testAListLongerThanAPlaceShowsIsLoggedOnce() throws {
+        var document = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(TestPaths.fixtureBytes("nws-alerts-active.json"))) as? [String: Any]
+        )
+        let features = try XCTUnwrap(document["features"] as? [[String: Any]])
+        func list(_ count: Int) throws {
+            document["features"] = (0..<count).map { index -> [String: Any] in
+                var feature = features[1]
+                var properties = feature["properties"] as? [String: Any] ?? [:]
+                properties["id"] = "urn:oid:\(index)"
+                feature["properties"] = properties
+                return feature
+            }
+            let body = try JSONSerialization.data(withJSONObject: document)
+            reply.withLockedValue { $0 = (.ok, [("Content-Type", "application/geo+json")], Array(body)) }
+        }
+        let source = CoveredPlaces(
+            source: NWSWarnings(upstream), settings: WarningSettings(sources: [WarningSourceSettings(name: .nws)]),
+            cut: NIOLockedValueBox([]))
+        let told = { self.log.entries(containing: "warning list longer than a place shows") }
+        for (count, logged) in [(50, 0), (51, 1), (60, 1), (2, 1), (51, 2)] {
+            try list(count)
+            XCTAssertEqual(try source.fetch([newYork], logger: log.logger)[0].get().count, count)
+            XCTAssertEqual(told().count, logged, "after a list of \(count)")
+        }
+        XCTAssertEqual(told().first?.metadata["listed"], "51")
+        XCTAssertEqual(told().first?.metadata["location"], "New York")
+    }
+
     /// One outcome per place in order; a place outside every area is never handed to a source.
     func testOutcomesInOrderAndNoRequestOutsideEveryArea() throws {
         try answer(.ok, fixture: "nws-alerts-empty.json")

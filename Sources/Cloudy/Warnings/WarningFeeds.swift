@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 
 /// The warning services on the shared scheduler: one `ConfiguredFeed` per source Cloudy knows,
 /// configured or not, so a reload can add a source (its feed's schedule fills) or remove one (its
@@ -26,7 +27,7 @@ public enum WarningFeeds {
                         source: WarningSources.make(
                             settings, timeout: timeout, client: client, recorder: recorder, clock: clock,
                             logger: logger),
-                        settings: WarningSettings(sources: [settings]))
+                        settings: WarningSettings(sources: [settings]), cut: NIOLockedValueBox([]))
                 },
                 sourceChanged: { config, previous in configured(name, config) != configured(name, previous) },
                 server: { configured(name, $0)?.url })
@@ -46,12 +47,15 @@ public enum WarningFeeds {
 
 /// A warning source asked only for the places that ask it (`WarningSettings.sources(for:)`) once
 /// located: the feed leaves a `city:` place the geocoder found outside the area out of the
-/// refresh (`asks`), so it costs no request and plays no part in the back-off.
+/// refresh (`asks`), so it costs no request and plays no part in the back-off. A list longer than
+/// a place shows (`PlaceWarnings.maxInForce`) is logged when it first is.
 struct CoveredPlaces: FeedSource {
     let source: any WarningSource
     /// This source alone: whether a place asks it depends on nothing else (so a reload that
     /// changes only the other sources keeps this one as it is).
     let settings: WarningSettings
+    /// The places whose last list was longer than a place shows, logged once until it is not.
+    let cut: NIOLockedValueBox<Set<String>>
 
     var providerLabel: String { source.providerLabel }
 
@@ -61,6 +65,24 @@ struct CoveredPlaces: FeedSource {
 
     /// The places the feed kept (`asks`), each in the area.
     func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
-        source.fetch(places, logger: logger)
+        let outcomes = source.fetch(places, logger: logger)
+        for (place, outcome) in zip(places, outcomes) {
+            guard case .success(let listed) = outcome else { continue }
+            let newlyCut = cut.withLockedValue { cut in
+                guard listed.count > PlaceWarnings.maxInForce else {
+                    cut.remove(place.name)
+                    return false
+                }
+                return cut.insert(place.name).inserted
+            }
+            guard newlyCut else { continue }
+            logger.warning(
+                "warning list longer than a place shows; only the most severe have series, weather_warnings counts all",
+                metadata: [
+                    "source": "\(source.name.rawValue)", "location": "\(place.name)", "listed": "\(listed.count)",
+                    "shown": "\(PlaceWarnings.maxInForce)",
+                ])
+        }
+        return outcomes
     }
 }
