@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import XCTest
 
@@ -82,5 +83,43 @@ final class SharedQuotaMoveTests: XCTestCase {
 
         restarted.update(provider: .openMeteo, url: left, quota: .unlimited)
         XCTAssertEqual(restarted.quietPeriod?.until, quiet.until, "a reload back finds it")
+    }
+
+    /// The other way: the air quality alone on a server that refused it for the day, and a reload
+    /// that moves the forecast there. The air quality joins the weather's account, and brings the
+    /// refusal with it: the forecast does not ask that server before the day is over.
+    func testAReloadOfTheForecastOntoTheAirQualitysRefusingServerKeepsTheRefusal() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
+        let forecastsAsked = NIOLockedValueBox(0)
+        let refusing = try ScriptedHTTPServer { head in
+            if head.uri.hasPrefix("/v1/forecast") { forecastsAsked.withLockedValue { $0 += 1 } }
+            return .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        defer { refusing.stop() }
+        var config = rig.config(places: 1, interval: 600)
+        config.airQuality = AirQualitySettings(url: refusing.baseURL)
+        rig.start(config)
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        defer { feed.stop(timeout: 0.5) }
+        feed.start()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
+        XCTAssertNil(rig.refresher.account.quietPeriod)
+
+        var moved = config
+        moved.provider = ProviderSettings(url: refusing.baseURL)
+        rig.reload(to: moved, from: config)
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        XCTAssertTrue(feed.account === rig.refresher.account, "one server, one quota")
+        XCTAssertEqual(rig.refresher.account.quietPeriod?.until, quiet.until)
+        rig.clock.advance(by: 60)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(forecastsAsked.withLockedValue { $0 }, 0, "the day's refusal holds the forecast too")
     }
 }

@@ -17,6 +17,15 @@ extension QuotaAccount {
         }
     }
 
+    /// Tells every feed of the account that `period` began.
+    func tell(_ period: QuietPeriod) {
+        // Each observer only queues work of its own: it is called under this lock.
+        quietPeriodObservers.withLockedValue { observers in
+            observers.removeAll { $0.owner == nil }
+            for observer in observers { observer.notify(period) }
+        }
+    }
+
     /// How many observers the account holds: the feeds of it that are still alive, and any gone
     /// since the last quiet period or observer.
     var quietPeriodObserverCount: Int { quietPeriodObservers.withLockedValue { $0.count } }

@@ -148,6 +148,24 @@ public final class QuotaAccount: Sendable {
         }
     }
 
+    /// Takes in what an account of its own knew of this owner's quota, when a feed joins this
+    /// account on the server it asked alone (the air quality on the server the forecast moved
+    /// to): its calls spent, and its refusal when that lasts longer than one in force here.
+    public func absorb(_ other: QuotaState) {
+        let quiet = state.withLockedValue { state -> QuietPeriod? in
+            state.ledger = state.ledger.merged(with: other.ledger, keeping: state.horizon)
+            var begun: QuietPeriod?
+            if let refused = other.quietPeriod, refused.until > (state.quietPeriod?.until ?? 0) {
+                begun = QuietPeriod(
+                    provider: state.provider, reason: refused.reason, until: refused.until, upstream: upstream)
+                state.quietPeriod = begun
+            }
+            save(&state)
+            return begun
+        }
+        if let quiet { tell(quiet) }
+    }
+
     /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
     /// fit every window with what was spent and what is out now (all of them without a quota),
     /// for the owner the account has now. The batch settles them with `settle`.
@@ -235,11 +253,7 @@ public final class QuotaAccount: Sendable {
             return period
         }
         guard let period else { return nil }
-        // Each observer only queues work of its own: it is called under this lock.
-        quietPeriodObservers.withLockedValue { observers in
-            observers.removeAll { $0.owner == nil }
-            for observer in observers { observer.notify(period) }
-        }
+        tell(period)
         return period
     }
 

@@ -89,10 +89,18 @@ public final class AirQualityFeed: ScheduledFeed {
             feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: nil)
             return
         }
-        // Another account: calls spent and a quiet period belong to the one that was asked.
+        // Another account: calls spent and a quiet period belong to the one that was asked. An
+        // account of its own on the quota the weather's now spends (the forecast moved to the
+        // server the air quality asked alone) is taken in, so its refusal still holds there.
         feed.stop(timeout: Feed<AirQualityReport>.stopWait)
         if case .own = Self.spending(previous) {
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
+            let left = previous.airQuality ?? AirQualitySettings()
+            if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url),
+                let kept = feed.account.kept(sharedWith: { _, _ in true })
+            {
+                parts.weather.account.absorb(kept)
+            }
         }
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
