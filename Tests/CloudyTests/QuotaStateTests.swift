@@ -260,8 +260,11 @@ extension QuotaStateTests {
             from: file, provider: .openMeteo, url: "https://api.open-meteo.com", logger: rig.log.logger)
         XCTAssertEqual(kept?.quietPeriod?.until, 86_400, "and in quota.json again")
 
-        XCTAssertTrue(account.update(provider: .openMeteo, url: "http://mirror.internal", quota: quota))
+        // A reload back that spells the server otherwise finds them too.
+        XCTAssertTrue(account.update(provider: .openMeteo, url: "HTTP://Mirror.internal:80/", quota: quota))
         XCTAssertEqual(account.spent(inLast: 86_400, at: 3_000), 3, accuracy: 1e-9, "the mirror's own")
+        XCTAssertTrue(account.update(provider: .openMeteo, url: "https://api.open-meteo.com/v1", quota: quota))
+        XCTAssertEqual(account.quietPeriod?.until, 86_400, "respelled: the refusal still holds")
     }
 }
 

@@ -13,38 +13,6 @@ import NIOConcurrencyHelpers
 /// when it goes out and settled with what the owner counted when its answers are in, so two
 /// feeds never both spend the room that is left.
 public final class QuotaAccount: Sendable {
-    private struct State {
-        var provider: ProviderName
-        var url: String
-        /// The quota in force; pacing keeps each window within `RefreshPlan.margin` of it.
-        var quota: Quota
-        var ledger = CallLedger()
-        /// Calls of batches out now, not yet in the ledger.
-        var reserved = 0.0
-        /// When the latest batch out went.
-        var reservedAt = 0.0
-        var quietPeriod: QuietPeriod?
-        /// Why the last write of the file failed; nil when it worked (or none was tried).
-        var saveFailure: String?
-        /// The calls spent on, and the quiet period of, each owner a reload left (by provider
-        /// and URL), or that the file kept from before a restart, so that a reload back finds
-        /// them (kept in memory only).
-        var left: [String: QuotaState] = [:]
-
-        var owner: String { QuotaState.owner(provider, url) }
-
-        var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
-
-        /// The ledger with the batches out counted as spent at `time`.
-        func ledgerWithBatchesOut(at time: Double) -> CallLedger {
-            var ledger = self.ledger
-            if reserved > 0 { ledger.record(reserved, at: time, keeping: horizon) }
-            return ledger
-        }
-        /// How long the ledger keeps calls: the longest window limited.
-        var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }
-    }
-
     private let state: NIOLockedValueBox<State>
     /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
     /// is dropped at the next period or the next observer, whichever comes first.
@@ -110,7 +78,9 @@ public final class QuotaAccount: Sendable {
                     provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.reservedAt),
                     quietPeriod: state.quietPeriod)
             }
-            return state.left.values.first { shares($0.provider, $0.url) }
+            // The one refused longest, should two servers of the quota have been left.
+            return state.left.values.filter { shares($0.provider, $0.url) }
+                .max { ($0.quietPeriod?.until ?? 0, $0.owner) < ($1.quietPeriod?.until ?? 0, $1.owner) }
         }
     }
 
@@ -136,11 +106,12 @@ public final class QuotaAccount: Sendable {
         state.withLockedValue { state in
             state.quota = quota
             guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
+            _ = state.takeLeft(state.provider, state.url)  // an older spelling of the same server
             state.left[state.owner] = QuotaState(
                 provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
             state.provider = provider
             state.url = url
-            let back = state.left.removeValue(forKey: state.owner)
+            let back = state.takeLeft(provider, url)
             state.ledger = back?.ledger ?? CallLedger()
             state.quietPeriod = back?.quietPeriod
             save(&state)
