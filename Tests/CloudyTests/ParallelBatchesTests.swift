@@ -73,4 +73,24 @@ final class ParallelBatchesTests: XCTestCase {
         XCTAssertEqual(parallel("https://customer-api.open-meteo.com"), 6)
         XCTAssertEqual(parallel("http://127.0.0.1:8080"), 6)
     }
+
+    /// A reload of `parallel_requests` asks nothing at once, and the next refresh on the schedule
+    /// goes with the new number in flight.
+    func testAReloadedParallelRequestsHoldsFromTheNextRefresh() throws {
+        var config = rig.config(places: 400, interval: 60)
+        config.refresh.parallelRequests = 1
+        rig.start(config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 4)
+        var wider = config
+        wider.refresh.parallelRequests = 4
+        rig.reload(to: wider, from: config)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 4, "the reload asks nothing")
+        let most = holdAnswers(together: 4, total: 4)
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.asked.count, 8)
+        XCTAssertEqual(most.withLockedValue { $0 }, 4, "four requests were on the wire at once")
+        XCTAssertEqual(rig.placesUp, 400)
+    }
 }
