@@ -210,10 +210,16 @@ final class ConfiguredFeedTests: XCTestCase {
         XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 2, "not asked before its Retry-After")
         XCTAssertEqual(try XCTUnwrap(feed.feed.nextRefresh) - rig.clock.now(), 3540, accuracy: 1e-6)
 
-        // Another server owes nothing to the first one's wait.
+        // The same server spelt otherwise still owes it; another owes nothing to its wait.
+        var respelled = config
+        respelled.provider.url = rig.server.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost") + "/v2"
+        feed.apply(respelled, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 2, "the same server")
         var moved = config
-        moved.provider.url = rig.server.baseURL + "/elsewhere"
-        feed.apply(moved, previous: config)
+        moved.provider.url = "http://mirror.invalid"  // the echo source still asks the rig
+        feed.apply(moved, previous: respelled)
         feed.feed.waitForQueuedWork()
         rig.clock.advance(by: 0)
         XCTAssertEqual(exchanges.counted.withLockedValue { $0.count }, 4, "asked at once")

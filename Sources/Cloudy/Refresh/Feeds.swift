@@ -83,7 +83,8 @@ public final class ConfiguredFeed<Report: Sendable>: ScheduledFeed {
         let server = server(config)
         let sameServer = lastServer.withLockedValue { last in
             defer { if server != nil { last = server } }
-            return server == nil || server == last
+            guard let server, let last else { return server == nil }
+            return ProviderSettings.isSameServer(server, last)
         }
         feed.apply(
             schedule(config), source: changed ? source(config, timeout) : nil,
