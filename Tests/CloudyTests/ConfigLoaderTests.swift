@@ -65,6 +65,10 @@ final class ConfigLoaderTests: XCTestCase {
         let on = try ConfigLoader.parse(yaml: "air_quality: {}\n" + places).airQuality
         XCTAssertEqual(
             on, AirQualitySettings(source: .openMeteo, url: "https://air-quality-api.open-meteo.com", pollen: true))
+        // An empty value counts as absent, as for every key (a template that rendered nothing).
+        for empty in ["air_quality:\n", "air_quality: ~\n", "air_quality: null\n"] {
+            XCTAssertNil(try ConfigLoader.parse(yaml: empty + places).airQuality, empty)
+        }
     }
 
     func testOpenWeatherMapAirPollutionSpendsTheProvidersKeyAndItsOwnHost() throws {

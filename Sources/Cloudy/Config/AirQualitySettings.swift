@@ -34,8 +34,8 @@ extension ConfigLoader {
     static func airQualitySettings(_ document: YAMLMapping, provider: ProviderSettings) throws(ConfigError)
         -> AirQualitySettings?
     {
-        guard document.has("air_quality") else { return nil }
-        guard let section = try document.mapping("air_quality") else { return AirQualitySettings() }
+        // Empty, `~` or `null` counts as absent, as for every key: off (`{}` turns it on).
+        guard let section = try document.mapping("air_quality") else { return nil }
         try section.rejectUnknownKeys(airQualityKeys)
         let source = try section.oneOf("source", AirQualitySourceName.self) ?? .openMeteo
         // The key is the provider's: only an OpenWeatherMap key may go to OpenWeatherMap (provider
