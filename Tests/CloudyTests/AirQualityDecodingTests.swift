@@ -142,7 +142,8 @@ final class AirQualityDecodingTests: XCTestCase {
         let upstream = Upstream(
             baseURL: "http://127.0.0.1:1", timeout: 1, client: CurlHTTPClient(userAgent: "test"),
             recorder: ExporterTelemetry(startedAt: 0))
-        let withPollen = OpenMeteoAirQuality(upstream, forecast: ForecastSettings(days: 7, hours: 24), pollen: true)
+        let withPollen = OpenMeteoAirQuality(
+            upstream, forecast: ForecastSettings(days: 7, hours: 24), pollen: true, callsCountedAs: nil)
         let url = withPollen.url(for: [berlin, newYork])
         XCTAssertTrue(
             url.hasPrefix("http://127.0.0.1:1/v1/air-quality?latitude=52.52,40.7143&longitude=13.41,-74.006&"), url)
@@ -151,10 +152,11 @@ final class AirQualityDecodingTests: XCTestCase {
         XCTAssertTrue(url.contains("&timezone=auto&"))
         // 8 current + 8 hourly variables over 7 days: 16 / 10 × max(1, 7 / 14).
         XCTAssertEqual(withPollen.callsPerPlace, 1.6, accuracy: 1e-12)
-        let withoutPollen = OpenMeteoAirQuality(upstream, forecast: ForecastSettings(days: 7, hours: 24), pollen: false)
+        let withoutPollen = OpenMeteoAirQuality(
+            upstream, forecast: ForecastSettings(days: 7, hours: 24), pollen: false, callsCountedAs: nil)
         XCTAssertFalse(withoutPollen.url(for: [berlin]).contains("pollen"))
         XCTAssertEqual(withoutPollen.callsPerPlace, 1.0, "10 variables are one call")
-        XCTAssertEqual(OpenWeatherMapAirPollution(upstream, key: Secret("k")).callsPerPlace, 1)
+        XCTAssertEqual(OpenWeatherMapAirPollution(upstream, key: Secret("k"), callsCountedAs: nil).callsPerPlace, 1)
         var config = Config(forecast: ForecastSettings(days: 7, hours: 24), places: [berlin])
         XCTAssertEqual(CallCost.airQualityPerPlace(config), 0, "off without air_quality:")
         config.airQuality = AirQualitySettings()
@@ -163,10 +165,13 @@ final class AirQualityDecodingTests: XCTestCase {
         XCTAssertEqual(CallCost.airQualityPerPlace(config), 1)
         let settings = AirQualitySettings(source: .openWeatherMap)
         XCTAssertEqual(
-            settings.makeSource(upstream, forecast: ForecastSettings(), apiKey: Secret("k")).name, .openWeatherMap)
+            settings.makeSource(upstream, forecast: ForecastSettings(), apiKey: Secret("k"), sharingQuota: true).name,
+            .openWeatherMap)
         XCTAssertEqual(
-            AirQualitySettings(pollen: false).makeSource(upstream, forecast: ForecastSettings(), apiKey: nil)
-                .callsPerPlace, 1.0)
+            AirQualitySettings(pollen: false).makeSource(
+                upstream, forecast: ForecastSettings(), apiKey: nil, sharingQuota: true
+            )
+            .callsPerPlace, 1.0)
     }
 }
 

@@ -188,6 +188,17 @@ extension AirQualityFeedTests {
         return (own, config)
     }
 
+    /// The calls of an air quality on a quota of its own are counted under its own name, not
+    /// the forecast provider's, whose quota they do not spend.
+    func testCallsOnAQuotaOfItsOwnAreCountedUnderItsOwnName() throws {
+        let (own, _) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(false))
+        defer { own.stop() }
+        rig.store.render(now: rig.clock.now())
+        let calls = "cloudy_exporter_upstream_calls_total"
+        XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo-air-quality"}"#], 1.6)
+        XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo"}"#], 2.9, "the forecast's alone")
+    }
+
     /// An air-quality server of its own beside a self-hosted forecast spends a quota account of
     /// its own: its quota refusal quiets only the air quality, and the refusal family names the
     /// source (not the provider, whose refusal the places carry) until it lifts.

@@ -17,7 +17,8 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
     }
 
     func openMeteo(pollen: Bool = true) -> OpenMeteoAirQuality {
-        OpenMeteoAirQuality(upstream, forecast: ForecastSettings(days: 3, hours: 2), pollen: pollen)
+        OpenMeteoAirQuality(
+            upstream, forecast: ForecastSettings(days: 3, hours: 2), pollen: pollen, callsCountedAs: .openMeteo)
     }
 
     /// `count` places on a line through Europe, each a little further east.
@@ -114,7 +115,7 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
 
     func testOpenWeatherMapAsksEachPlaceWithTheKeyAndNeverShowsIt() throws {
         let key = "test-owm-key"
-        let source = OpenWeatherMapAirPollution(upstream, key: Secret(key))
+        let source = OpenWeatherMapAirPollution(upstream, key: Secret(key), callsCountedAs: .openWeatherMap)
         let outcomes = source.fetch(places(5), logger: logger)
         for outcome in outcomes {
             XCTAssertEqual(try outcome.get().concentrations[.pm10] ?? .nan, 14.2e-6, accuracy: 1e-15)
@@ -124,7 +125,7 @@ final class AirQualityFetchTests: FakeWeatherTestCase {
         XCTAssertEqual(Set(requests.compactMap { ($0["query"] as? [String: String])?["lon"] }).count, 5)
         XCTAssertEqual(telemetry.callCount(provider: .openWeatherMap), 5, "on the key's quota")
 
-        let wrong = OpenWeatherMapAirPollution(upstream, key: Secret("wrong-key-123"))
+        let wrong = OpenWeatherMapAirPollution(upstream, key: Secret("wrong-key-123"), callsCountedAs: .openWeatherMap)
         let refused = wrong.fetch(places(1), logger: logger)[0]
         XCTAssertEqual(refused.failureMessage, "openweathermap-air-pollution: invalid API key (HTTP 401)")
         try fake.control(

@@ -59,7 +59,7 @@ final class UndecodableAnswerTests: XCTestCase {
             },
             outcome("dark-sky") { DarkSkyProvider($0, apiKey: key, forecast: forecast).fetch(place, logger: logger) },
             outcome("openweathermap-air-pollution") {
-                OpenWeatherMapAirPollution($0, key: key).fetch(place, logger: logger)
+                OpenWeatherMapAirPollution($0, key: key, callsCountedAs: nil).fetch(place, logger: logger)
             },
             outcome("nws") { NWSWarnings($0).fetch(place, logger: logger) },
             outcome("dwd") { DWDWarnings($0).fetch(place, logger: logger) },

@@ -15,13 +15,18 @@ public protocol AirQualitySource: FeedSource where Report == AirQualityReport {
 
 extension AirQualitySettings {
     /// The source these settings name. `apiKey` is the provider's (OpenWeatherMap needs it; the
-    /// loader refuses a config without one), `forecast` sets the horizon.
-    public func makeSource(_ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret?) -> any AirQualitySource {
+    /// loader refuses a config without one), `forecast` sets the horizon. Its calls are counted
+    /// under the weather provider's name when they spend its quota (`sharesQuota`), else under
+    /// the source's own, as its account of its own is.
+    public func makeSource(
+        _ upstream: Upstream, forecast: ForecastSettings, apiKey: Secret?, sharingQuota: Bool
+    ) -> any AirQualitySource {
+        let owner = sharingQuota ? quotaOwner : nil
         switch source {
         case .openMeteo:
-            return OpenMeteoAirQuality(upstream, forecast: forecast, pollen: pollen)
+            return OpenMeteoAirQuality(upstream, forecast: forecast, pollen: pollen, callsCountedAs: owner)
         case .openWeatherMap:
-            return OpenWeatherMapAirPollution(upstream, key: apiKey ?? Secret(""))
+            return OpenWeatherMapAirPollution(upstream, key: apiKey ?? Secret(""), callsCountedAs: owner)
         }
     }
 

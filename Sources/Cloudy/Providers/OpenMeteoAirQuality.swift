@@ -1,7 +1,8 @@
 import Logging
 
 /// Open-Meteo's air-quality API (CAMS models, no key): batched like its forecast API
-/// (`OpenMeteoBatches`), and counted by Open-Meteo on the same free quota.
+/// (`OpenMeteoBatches`), and counted by Open-Meteo on the same free quota: its calls are counted
+/// under `callsCountedAs` (`open-meteo`) when they spend the forecast's.
 public final class OpenMeteoAirQuality: AirQualitySource {
     public let name = AirQualitySourceName.openMeteo
     public var providerLabel: String { Self.sourceName }
@@ -9,9 +10,12 @@ public final class OpenMeteoAirQuality: AirQualitySource {
     let forecast: ForecastSettings
     let pollen: Bool
 
-    public init(_ upstream: Upstream, forecast: ForecastSettings, pollen: Bool, placesPerRequest: Int = 100) {
+    public init(
+        _ upstream: Upstream, forecast: ForecastSettings, pollen: Bool, callsCountedAs owner: ProviderName?,
+        placesPerRequest: Int = 100
+    ) {
         batches = OpenMeteoBatches(
-            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: .openMeteo),
+            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: owner),
             placesPerRequest: placesPerRequest, apiKey: nil)
         self.forecast = forecast
         self.pollen = pollen

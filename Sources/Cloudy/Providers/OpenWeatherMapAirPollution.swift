@@ -12,9 +12,11 @@ public final class OpenWeatherMapAirPollution: AirQualitySource {
     public let callsPerPlace = 1.0
     let keyed: OpenWeatherMapKeyedAPI
 
-    public init(_ upstream: Upstream, key: Secret) {
+    /// Its calls are counted under `callsCountedAs` (`openweathermap`) when they spend the
+    /// provider's quota (its free plan), else under its own name.
+    public init(_ upstream: Upstream, key: Secret, callsCountedAs owner: ProviderName?) {
         keyed = OpenWeatherMapKeyedAPI(
-            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: .openWeatherMap),
+            endpoint: UpstreamEndpoint(name: Self.sourceName, upstream: upstream, quotaOwner: owner),
             apiKey: key)
     }
 

@@ -148,7 +148,10 @@ extension AirQualityFeed.Parts {
         let settings = config.airQuality ?? AirQualitySettings()
         let upstream = Upstream(
             baseURL: settings.url, limit: timeout, client: client, recorder: store.telemetry, clock: clock)
-        return Self.feedSource(settings.makeSource(upstream, forecast: config.forecast, apiKey: config.provider.apiKey))
+        return Self.feedSource(
+            settings.makeSource(
+                upstream, forecast: config.forecast, apiKey: config.provider.apiKey,
+                sharingQuota: AirQualityFeed.spending(config) == .weather))
     }
 
     /// The source as the feed takes it (the existential opened, as Swift will not upcast it).
