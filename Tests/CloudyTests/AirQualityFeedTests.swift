@@ -165,12 +165,15 @@ extension AirQualityFeedTests {
 
     /// The weather on the rig's server and the air quality on `own`, a server of its own that
     /// refuses for its quota while `refusing` holds; the first steps taken.
-    func startOnAServerOfItsOwn(refusing: NIOLockedValueBox<Bool>) throws -> (ScriptedHTTPServer, Config) {
+    func startOnAServerOfItsOwn(
+        refusing: NIOLockedValueBox<Bool>, asked: NIOLockedValueBox<Int> = NIOLockedValueBox(0)
+    ) throws -> (ScriptedHTTPServer, Config) {
         try answer()
         let refusal = Array(#"{"error":true,"reason":"Hourly API request limit exceeded."}"#.utf8)
         let fixture = try TestPaths.fixtureBytes("open-meteo-air-quality.json")
         let own = try ScriptedHTTPServer { _ in
-            refusing.withLockedValue { $0 }
+            asked.withLockedValue { $0 += 1 }
+            return refusing.withLockedValue { $0 }
                 ? .respond(status: .tooManyRequests, headers: [], body: refusal)
                 : .respond(status: .ok, headers: [], body: Array(fixture))
         }
@@ -186,17 +189,6 @@ extension AirQualityFeedTests {
         rig.clock.advance(by: 0)
         feed.feed.waitForQueuedWork()
         return (own, config)
-    }
-
-    /// The calls of an air quality on a quota of its own are counted under its own name, not
-    /// the forecast provider's, whose quota they do not spend.
-    func testCallsOnAQuotaOfItsOwnAreCountedUnderItsOwnName() throws {
-        let (own, _) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(false))
-        defer { own.stop() }
-        rig.store.render(now: rig.clock.now())
-        let calls = "cloudy_exporter_upstream_calls_total"
-        XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo-air-quality"}"#], 1.6)
-        XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo"}"#], 2.9, "the forecast's alone")
     }
 
     /// An air-quality server of its own beside a self-hosted forecast spends a quota account of

@@ -33,6 +33,8 @@ public final class AirQualityFeed: ScheduledFeed {
         let client: CurlHTTPClient
         /// `refresh.timeout`, which the source's requests read: a reload sets it here.
         let timeout: RequestTimeout
+        /// What the accounts of its own that a reload left knew (by owner), for a reload back.
+        let leftOwn = NIOLockedValueBox<[String: QuotaState]>([:])
         let logger: Logger
         let clock: ExporterClock
     }
@@ -93,12 +95,11 @@ public final class AirQualityFeed: ScheduledFeed {
         // account of its own on the quota the weather's now spends (the forecast moved to the
         // server the air quality asked alone) is taken in, so its refusal still holds there.
         feed.stop(timeout: Feed<AirQualityReport>.stopWait)
-        if case .own = Self.spending(previous) {
+        if case .own = Self.spending(previous), let kept = feed.account.kept(sharedWith: { _, _ in true }) {
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
+            parts.leftOwn.withLockedValue { $0[kept.owner] = kept }
             let left = previous.airQuality ?? AirQualitySettings()
-            if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url),
-                let kept = feed.account.kept(sharedWith: { _, _ in true })
-            {
+            if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
                 parts.weather.account.absorb(kept)
             }
         }
@@ -135,13 +136,19 @@ extension AirQualityFeed.Parts {
     private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
-        // Kept in memory only: quota.json is the weather's account. It starts with what the
+        // Kept in memory only: quota.json is the weather's account. It starts where a reload
+        // left an account of its own on this server (a reload back), or else with what the
         // weather's account knows of the same quota: the server both asked before a reload moved
         // the forecast to a mirror (or before a restart), whose refusal for the day still holds.
+        let back = leftOwn.withLockedValue { left in
+            left.first { $0.value.isFor(settings.quotaOwner, url: settings.url) }.flatMap {
+                left.removeValue(forKey: $0.key)
+            }
+        }
         return QuotaAccount(
             provider: settings.quotaOwner, upstream: upstream, url: settings.url,
             quota: config.replicaShare(of: settings.ownQuota), file: nil, now: clock.now(), logger: logger,
-            carried: weather.account.kept(sharedWith: settings.countsWith))
+            carried: back ?? weather.account.kept(sharedWith: settings.countsWith))
     }
 
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {
