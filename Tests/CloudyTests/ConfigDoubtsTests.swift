@@ -94,4 +94,27 @@ extension ConfigDoubtsTests {
                     + "it cannot fire; add air_quality: {} or set it off to say so"
             ])
     }
+
+    /// OpenWeatherMap's air pollution gives no European index: a threshold set for it cannot
+    /// fire, and is said to; at the default, nothing.
+    func testAnAirQualityThresholdWithTheOpenWeatherMapSourceIsDoubted() throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("aq-key-\(UUID().uuidString)")
+        try "k3y\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        let owm = """
+            provider: {name: openweathermap, api_key_file: \(keyFile.path)}
+            air_quality: {source: openweathermap}
+            locations:
+              - {name: Brussels, latitude: 50.85, longitude: 4.35}
+
+            """
+        func doubts(_ yaml: String) throws -> [String] { try ConfigLoader.parse(yaml: owm + yaml).doubts(at: june) }
+        XCTAssertEqual(
+            try doubts("alerts: {air_quality: 80}\n"),
+            [
+                "alerts.air_quality: air_quality.source openweathermap gives no European index, so it cannot fire "
+                    + "(docs/providers.md); set it off to say so"
+            ])
+        XCTAssertEqual(try doubts(""), [], "the default says nothing")
+    }
 }

@@ -17,13 +17,19 @@ extension Config {
 
     /// Thresholds the config sets (other than the built-in defaults) that cannot fire: the
     /// provider gives no daily value for them (docs/providers.md, "what it lacks"),
-    /// `forecast.days` asks for no days, or `air_quality` is set with no `air_quality:` section.
+    /// `forecast.days` asks for no days, or `air_quality` is set with no `air_quality:` section
+    /// or with a source that gives no European index (OpenWeatherMap's).
     var thresholdDoubts: [String] {
         var doubts = [String]()
         if let whose = whoSetUnusedAirQualityThreshold {
             doubts.append(
                 "alerts.air_quality\(whose): there is no air_quality: section, so there is no index to compare and "
                     + "it cannot fire; add air_quality: {} or set it off to say so")
+        }
+        if airQuality?.source == .openWeatherMap, let whose = whoSets(.airQuality) {
+            doubts.append(
+                "alerts.air_quality\(whose): air_quality.source openweathermap gives no European index, so it "
+                    + "cannot fire (docs/providers.md); set it off to say so")
         }
         let set = WeatherAlert.allCases.filter { $0 != .airQuality && whoSets($0) != nil }
         guard !set.isEmpty else { return doubts }
