@@ -58,15 +58,10 @@ final class AirQualityDecodingTests: XCTestCase {
     /// Hours across the place's local midnight: each local day's maximum from its own hours;
     /// a day whose values are all null has no sample.
     func testDailyMaximaArePerLocalDayInThePlacesZone() throws {
-        // 2026-06-15 20:00 UTC is 22:00 in Berlin (UTC+2): two hours today, three tomorrow.
-        let now = 1_781_553_600.0
-        let times = (0..<5).map { Int(now) + 3600 * $0 }
-        let body = """
-            {"utc_offset_seconds":7200,"current":{"time":\(Int(now)),"european_aqi":30},
-             "hourly":{"time":\(times),"european_aqi":[30,45,20,25,null],"us_aqi":[null,null,null,null,null],
-                       "grass_pollen":[1.5,2.5,9.0,null,3.0]}}
-            """
-        let report = try OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].get()
+        // 2026-06-15 20:00 UTC is 22:00 in Berlin (UTC+2): two hours today, 24 tomorrow.
+        let report = try twoDays(
+            european: [30, 45, 20, 25] + Array(repeating: 10, count: 22),
+            grass: [1.5, 2.5, 9.0, nil] + Array(repeating: 3.0, count: 22))
         XCTAssertEqual(report.daily.map(\.daysAhead), [0, 1])
         // 2026-06-15 is day 20,619 since 1970-01-01: the dates the pages match weather days by.
         XCTAssertEqual(report.daily.map(\.localDay), [20_619, 20_620])
@@ -75,6 +70,37 @@ final class AirQualityDecodingTests: XCTestCase {
         XCTAssertEqual(report.daily.map { $0.pollenMax[.grass] }, [2.5, 9.0])
         XCTAssertEqual(report.daily[0].pollenMax[.birch], nil, "a plant the answer lacks is no sample")
         XCTAssertEqual(report.pollen[.grass], 1.5)
+    }
+
+    /// A later day a series stops describing before its midnight (pollen past the model run's
+    /// last day: its first hours, then null) gets no maximum for that series, as the weather
+    /// leaves out such a day; today is what is left of it, and a series known all day keeps its.
+    func testALaterDayASeriesEndsEarlyHasNoMaximumOfIt() throws {
+        let report = try twoDays(
+            european: [30, 45] + Array(repeating: 20, count: 24),
+            grass: [1.5, 2.5, 2.0, 1.5, 1.0] + Array(repeating: nil, count: 21))
+        XCTAssertEqual(report.daily.map(\.indicesMax.european), [45, 20])
+        XCTAssertEqual(report.daily.map { $0.pollenMax[.grass] }, [2.5, nil], "three night hours are no day's maximum")
+        let today = try twoDays(european: [30, 45] + Array(repeating: nil, count: 24), grass: [1.5, nil])
+        XCTAssertEqual(today.daily.map(\.indicesMax.european), [45, nil], "today: the hours it has")
+        XCTAssertEqual(today.daily.map { $0.pollenMax[.grass] }, [1.5, nil])
+    }
+
+    /// An answer for Berlin from 2026-06-15 22:00 local, one hour per value given.
+    func twoDays(european: [Double?], grass: [Double?]) throws -> AirQualityReport {
+        let now = 1_781_553_600.0
+        let hours = max(european.count, grass.count)
+        func list(_ values: [Double?]) -> String {
+            "["
+                + (0..<hours).map { $0 < values.count ? values[$0].map { "\($0)" } ?? "null" : "null" }
+                .joined(separator: ",") + "]"
+        }
+        let body = """
+            {"utc_offset_seconds":7200,"current":{"time":\(Int(now)),"european_aqi":30},
+             "hourly":{"time":\((0..<hours).map { Int(now) + 3600 * $0 }),"european_aqi":\(list(european)),
+                       "us_aqi":\(list([])),"grass_pollen":\(list(grass))}}
+            """
+        return try OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin], forecast: forecast)[0].get()
     }
 
     func testAnErrorEntryFailsItsPlaceAloneAndAWrongCountFailsTheBatch() throws {

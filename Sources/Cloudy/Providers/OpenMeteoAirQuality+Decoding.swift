@@ -104,12 +104,13 @@ struct OpenMeteoAirQualityAnswer {
     }
 
     /// One hourly step: its index in the series, time, hours ahead of the current whole hour
-    /// and local day ahead of today.
+    /// and local day ahead of today, and whether it is its day's last hour.
     struct Step {
         let index: Int
         let time: Double
         let ahead: Int
         let day: Int
+        let endsDay: Bool
     }
 
     /// The hourly steps of `times`; `today` is `now`'s local day (days since 1970-01-01). Hours
@@ -120,7 +121,8 @@ struct OpenMeteoAirQualityAnswer {
             guard let time, let ahead = ForecastTime.hoursAhead(time, now: now, offset: offset),
                 let day = ForecastTime.localDay(time, offset: offsetAt(time))
             else { return nil }
-            return Step(index: index, time: time, ahead: ahead, day: day - today)
+            let next = ForecastTime.localDay(time + 3600, offset: offsetAt(time + 3600)) ?? day
+            return Step(index: index, time: time, ahead: ahead, day: day - today, endsDay: next > day)
         }
     }
 
@@ -141,18 +143,30 @@ struct OpenMeteoAirQualityAnswer {
     }
 
     /// The largest value of each local day 0…`days` − 1, over the whole day as the answer holds
-    /// it (it starts at local midnight, so today's maximum includes the hours already past).
+    /// it (it starts at local midnight, so today's maximum includes the hours already past). A
+    /// later day gets a series' maximum only when the series is known to its end (its last hour,
+    /// or later): pollen past the model run's last day is null after its first hours, and a
+    /// maximum of those would stand for the day, as `DailyAggregate` leaves out for the weather.
     private func dailyMaxima(_ steps: [Step], days: Int, today: Int) -> [DailyAirQuality] {
-        (0..<max(0, days)).compactMap { day in
+        /// Whether the series `value` reads is known to the end of local day `day`.
+        func reachesEnd(_ value: (Int) -> Double?) -> (Int) -> Bool {
+            guard let last = steps.last(where: { value($0.index) != nil }) else { return { $0 == 0 } }
+            return { day in day == 0 || last.day > day || (last.day == day && last.endsDay) }
+        }
+        let european = reachesEnd { self.indices(at: $0).european }
+        let epa = reachesEnd { self.indices(at: $0).epa }
+        let plants = Dictionary(
+            uniqueKeysWithValues: Plant.allCases.map { plant in (plant, reachesEnd { self.pollen(plant, at: $0) }) })
+        return (0..<max(0, days)).compactMap { day in
             let inDay = steps.filter { $0.day == day }
             guard !inDay.isEmpty else { return nil }
             let indices = inDay.map { self.indices(at: $0.index) }
             var entry = DailyAirQuality(
                 daysAhead: day, localDay: today + day,
                 indicesMax: AirQualityIndices(
-                    european: DailyAggregate.maximum(indices.map(\.european)),
-                    epa: DailyAggregate.maximum(indices.map(\.epa))))
-            for plant in Plant.allCases {
+                    european: european(day) ? DailyAggregate.maximum(indices.map(\.european)) : nil,
+                    epa: epa(day) ? DailyAggregate.maximum(indices.map(\.epa)) : nil))
+            for plant in Plant.allCases where plants[plant]?(day) == true {
                 entry.pollenMax[plant] = DailyAggregate.maximum(inDay.map { pollen(plant, at: $0.index) })
             }
             return entry
