@@ -54,6 +54,39 @@ final class AirQualityStoreTests: XCTestCase {
         XCTAssertFalse(store.rendered.readiness.answer.contains("air-quality"), "readiness is the weather's")
     }
 
+    /// A reload that turns pollen off, or moves to OpenWeatherMap's source (no index, no
+    /// pollen), while the air-quality API fails: what the new settings do not give leaves at
+    /// once; the concentrations both sources give stay until stale_after.
+    func testAReloadKeepsOnlyWhatTheNewSettingsGive() throws {
+        let store = store(airQuality: AirQualitySettings())
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .success(try air()))], at: 100)
+        let failed = WeatherFetchError("open-meteo-air-quality: HTTP 503")
+        store.recordAirQuality([(place: berlin, location: nil, outcome: .failure(failed))], at: 200)
+        let grass = #"weather_pollen_grains_per_cubic_meter{location="Berlin",plant="grass"}"#
+        let grassMax =
+            #"weather_forecast_daily_pollen_grains_per_cubic_meter_max{location="Berlin",day="0",plant="grass"}"#
+        let index = #"weather_air_quality_european_index{location="Berlin"}"#
+        let indexMax = #"weather_forecast_daily_air_quality_european_index_max{location="Berlin",day="0"}"#
+        let ozone = #"weather_air_ozone_grams_per_cubic_meter{location="Berlin"}"#
+        store.render(now: 200)
+        XCTAssertNotNil(store.renderedSamples[grassMax])
+
+        var config = Config(places: [berlin])
+        config.airQuality = AirQualitySettings(pollen: false)
+        store.replaceConfig(config)
+        store.render(now: 200)
+        XCTAssertNil(store.renderedSamples[grass])
+        XCTAssertNil(store.renderedSamples[grassMax])
+        XCTAssertEqual(store.renderedSamples[index], 58, "pollen off: the indices stay")
+
+        config.airQuality = AirQualitySettings(source: .openWeatherMap)
+        store.replaceConfig(config)
+        store.render(now: 200)
+        XCTAssertNil(store.renderedSamples[index])
+        XCTAssertNil(store.renderedSamples[indexMax])
+        XCTAssertEqual(store.renderedSamples[ozone] ?? .nan, 118e-6, accuracy: 1e-15, "both sources give it")
+    }
+
     func testWithoutTheBlockNoAirQualityFamilyIsOnThePage() throws {
         let store = store(airQuality: nil)
         store.record([(place: berlin, location: nil, outcome: .success(try weather()))], at: 100)

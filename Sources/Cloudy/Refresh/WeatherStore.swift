@@ -88,7 +88,8 @@ public final class WeatherStore: Sendable {
 
     /// Switches to a new config: places that stay (asked alike: `Place.isAskedAlike`) keep their
     /// weather and take their new units and thresholds, removed ones vanish, added or moved ones
-    /// wait for their first refresh.
+    /// wait for their first refresh. Their air quality keeps only what the new `air_quality:`
+    /// gives (`AirQualityReport.given(by:)`).
     public func replaceConfig(_ config: Config) {
         state.withLockedValue { state in
             var previous: [String: PlaceStatus] = [:]
@@ -97,6 +98,9 @@ public final class WeatherStore: Sendable {
             state.statuses = config.places.map { place in
                 if var kept = previous[place.name], kept.place.isAskedAlike(place) {
                     kept.place = place
+                    if let settings = config.airQuality, let report = kept.airQuality?.report {
+                        kept.airQuality?.report = report.given(by: settings)
+                    }
                     return kept
                 }
                 var added = PlaceStatus(place: place)

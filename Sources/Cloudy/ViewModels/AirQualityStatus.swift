@@ -17,3 +17,23 @@ extension PlaceStatus {
         return status
     }
 }
+
+extension AirQualityReport {
+    /// What of this report the source `settings` name gives too. A reload that turns pollen off,
+    /// or moves to a source without the indices (OpenWeatherMap's), keeps none of them from the
+    /// source before while the new one has not answered: their series leave at once, and their
+    /// alerts with them, rather than at `refresh.stale_after`.
+    func given(by settings: AirQualitySettings) -> AirQualityReport {
+        var report = self
+        if !settings.pollen || settings.source == .openWeatherMap {
+            report.pollen = [:]
+            for index in report.daily.indices { report.daily[index].pollenMax = [:] }
+        }
+        if settings.source == .openWeatherMap {
+            report.indices = AirQualityIndices()
+            report.hourly = []
+            report.daily = []
+        }
+        return report
+    }
+}
