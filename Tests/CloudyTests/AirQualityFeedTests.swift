@@ -177,17 +177,9 @@ extension AirQualityFeedTests {
                 ? .respond(status: .tooManyRequests, headers: [], body: refusal)
                 : .respond(status: .ok, headers: [], body: Array(fixture))
         }
-        var config = rig.config(places: 1, interval: 600)
-        config.airQuality = AirQualitySettings(url: own.baseURL)
-        rig.start(config)
-        let feed = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock)
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
         airQuality = feed
         XCTAssertFalse(feed.account === rig.refresher.account, "two servers of one's own")
-        feed.start()
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
         return (own, config)
     }
 

@@ -142,3 +142,20 @@ final class RefresherRig: @unchecked Sendable {
     var placesUp: Int { store.statuses.filter(\.isUp).count }
     var placesWithWeather: Int { store.statuses.filter { $0.lastSuccess != nil }.count }
 }
+
+extension RefresherRig {
+    /// One place every 10 minutes with its air quality at `url`: the refresher and the air-quality
+    /// feed started and their first steps taken. The caller stops the feed.
+    func startWithAirQuality(at url: String) -> (AirQualityFeed, Config) {
+        var config = config(places: 1, interval: 600)
+        config.airQuality = AirQualitySettings(url: url)
+        start(config)
+        let feed = AirQualityFeed(
+            config: config, store: store, weather: refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: log.logger, clock: clock)
+        feed.start()
+        clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        return (feed, config)
+    }
+}

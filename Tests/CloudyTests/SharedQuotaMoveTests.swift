@@ -21,16 +21,8 @@ final class SharedQuotaMoveTests: XCTestCase {
                 ? .respond(status: .ok, headers: [], body: Array(airQuality.utf8))
                 : .respond(status: .tooManyRequests, headers: [], body: refusal)
         }
-        var config = rig.config(places: 1, interval: 600)
-        config.airQuality = AirQualitySettings(url: rig.server.baseURL)
-        rig.start(config)
-        let feed = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock)
+        let (feed, config) = rig.startWithAirQuality(at: rig.server.baseURL)
         defer { feed.stop(timeout: 0.5) }
-        feed.start()
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
         let quiet = try XCTUnwrap(rig.refresher.account.quietPeriod, "the day's refusal quiets the shared account")
         let askedBefore = rig.asked.filter { $0.uri.hasPrefix("/v1/air-quality") }.count
 
@@ -98,16 +90,8 @@ final class SharedQuotaMoveTests: XCTestCase {
             return .respond(status: .tooManyRequests, headers: [], body: refusal)
         }
         defer { refusing.stop() }
-        var config = rig.config(places: 1, interval: 600)
-        config.airQuality = AirQualitySettings(url: refusing.baseURL)
-        rig.start(config)
-        let feed = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock)
+        let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
         defer { feed.stop(timeout: 0.5) }
-        feed.start()
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
         let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
         XCTAssertNil(rig.refresher.account.quietPeriod)
 
