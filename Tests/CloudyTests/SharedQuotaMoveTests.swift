@@ -105,5 +105,12 @@ final class SharedQuotaMoveTests: XCTestCase {
         rig.clock.advance(by: 60)
         rig.refresher.waitForQueuedWork()
         XCTAssertEqual(forecastsAsked.withLockedValue { $0 }, 0, "the day's refusal holds the forecast too")
+
+        // And back: the air quality alone on that server again still holds back.
+        rig.reload(to: config, from: moved)
+        feed.apply(config, previous: moved)
+        feed.feed.waitForQueuedWork()
+        XCTAssertFalse(feed.account === rig.refresher.account)
+        XCTAssertEqual(feed.account.quietPeriod?.until, quiet.until, "its refusal went with it both ways")
     }
 }

@@ -97,10 +97,11 @@ public final class AirQualityFeed: ScheduledFeed {
         feed.stop(timeout: Feed<AirQualityReport>.stopWait)
         if case .own = Self.spending(previous), let kept = feed.account.kept(sharedWith: { _, _ in true }) {
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
-            parts.leftOwn.withLockedValue { $0[kept.owner] = kept }
             let left = previous.airQuality ?? AirQualitySettings()
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
-                parts.weather.account.absorb(kept)
+                parts.weather.account.absorb(kept)  // which knows it from now on
+            } else {
+                parts.leftOwn.withLockedValue { $0[kept.owner] = kept }
             }
         }
         let next = parts.feed(config, spending: spending)
