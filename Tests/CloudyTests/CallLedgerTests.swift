@@ -72,21 +72,4 @@ final class CallLedgerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ledger.spent(inLast: QuotaWindow.month.seconds, at: now), 30 * 2880)
         XCTAssertLessThanOrEqual(ledger.spent(inLast: QuotaWindow.month.seconds, at: now), 30 * 2880 + 120)
     }
-
-    /// Two ledgers of one quota merged: each call at its own time, so the windows count both.
-    func testMergedLedgersCountBothAtTheirTimes() {
-        var forecast = CallLedger()
-        var airQuality = CallLedger()
-        for minute in 0..<180 {
-            forecast.record(2, at: Double(minute) * 60, keeping: 86400)
-            airQuality.record(1, at: Double(minute) * 60 + 30, keeping: 86400)
-        }
-        let merged = forecast.merged(with: airQuality, keeping: 86400)
-        XCTAssertTrue(merged.isValid)
-        let now = 179 * 60 + 30.0
-        XCTAssertEqual(merged.spent(inLast: 60, at: now), 3, "the last minute: one of each")
-        XCTAssertEqual(merged.spent(inLast: 3600, at: now), 180)
-        XCTAssertEqual(merged.spent(inLast: 86400, at: now), 540)
-        XCTAssertEqual(CallLedger().merged(with: airQuality, keeping: 86400), airQuality)
-    }
 }

@@ -113,4 +113,24 @@ final class SharedQuotaMoveTests: XCTestCase {
         XCTAssertFalse(feed.account === rig.refresher.account)
         XCTAssertEqual(feed.account.quietPeriod?.until, quiet.until, "its refusal went with it both ways")
     }
+
+    /// A round trip to a mirror: the air quality's own account started with the calls the
+    /// weather's knew of the public host, so taking it back in must not count those twice.
+    func testARoundTripCountsTheCallsCarriedOverOnce() {
+        let (host, mirror) = ("https://api.open-meteo.com", "http://mirror.internal")
+        let quota = Quota(limits: [.day: 100])
+        let weather = QuotaAccount(
+            provider: .openMeteo, url: host, quota: quota, file: nil, now: 1_000, logger: RecordedLog().logger)
+        weather.settle(weather.reserve(upTo: 2, callsPerPlace: 3, at: 1_000), spent: 6, at: 1_001)
+        weather.update(provider: .openMeteo, url: mirror, quota: .unlimited)
+        let own = QuotaAccount(
+            provider: .openMeteo, url: host, quota: quota, file: nil, now: 1_002, logger: RecordedLog().logger,
+            carried: weather.kept { $1 == host })
+        XCTAssertEqual(own.spent(inLast: 86_400, at: 1_003), 6, "carried over")
+        own.settle(own.reserve(upTo: 1, callsPerPlace: 1.6, at: 1_010), spent: 1.6, at: 1_011)
+
+        weather.update(provider: .openMeteo, url: host, quota: quota)
+        weather.absorb(own.kept { _, _ in true }!)
+        XCTAssertEqual(weather.spent(inLast: 86_400, at: 1_100), 7.6, accuracy: 1e-9, "6 + 1.6, not 6 + 6 + 1.6")
+    }
 }

@@ -122,9 +122,16 @@ public final class QuotaAccount: Sendable {
     /// Takes in what an account of its own knew of this owner's quota, when a feed joins this
     /// account on the server it asked alone (the air quality on the server the forecast moved
     /// to): its calls spent, and its refusal when that lasts longer than one in force here.
+    /// That account started with what this one knew of the quota (`kept(sharedWith:)`), so its
+    /// ledger holds those calls too: the one with more calls over the longest window is kept,
+    /// never both added (which would count the calls carried over twice).
     public func absorb(_ other: QuotaState) {
         let quiet = state.withLockedValue { state -> QuietPeriod? in
-            state.ledger = state.ledger.merged(with: other.ledger, keeping: state.horizon)
+            let now = max(state.ledger.entries.last?.time ?? 0, other.ledger.entries.last?.time ?? 0)
+            let longest = max(state.horizon, QuotaWindow.day.seconds)
+            if other.ledger.spent(inLast: longest, at: now) > state.ledger.spent(inLast: longest, at: now) {
+                state.ledger = other.ledger
+            }
             var begun: QuietPeriod?
             if let refused = other.quietPeriod, refused.until > (state.quietPeriod?.until ?? 0) {
                 begun = QuietPeriod(

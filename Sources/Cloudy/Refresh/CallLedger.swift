@@ -53,16 +53,6 @@ public struct CallLedger: Sendable, Equatable, Codable {
         }
     }
 
-    /// Both ledgers' calls in one, each at its time (a feed that spent a quota on an account of
-    /// its own joining the quota's account), keeping `horizon` seconds.
-    func merged(with other: CallLedger, keeping horizon: Double) -> CallLedger {
-        var merged = CallLedger()
-        for entry in (entries + other.entries).sorted(by: { $0.time < $1.time }) {
-            merged.record(entry.calls, at: entry.time, keeping: horizon)
-        }
-        return merged
-    }
-
     /// Moves the entries of `tier` older than `limit` to the end of `older`, merged per `bucket`.
     private static func move(
         from tier: inout [Spending], olderThan limit: Double, into older: inout [Spending], bucket: Double
