@@ -75,8 +75,9 @@ final class WarningSourcesTests: XCTestCase {
                 "\($0)", "nws: HTTP 404: '/alerts/alerts/active' is not a valid resource path (check the source's url:)"
             )
         }
-        problem(#"{"title":"Not Found","status":404}"#)
-        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "untyped")
+        // Its NotFound with no more to say is its "no data", as it may answer outside its area.
+        problem(#"{"type":"https://api.weather.gov/problems/NotFound","title":"Not Found","detail":"Not Found"}"#)
+        XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
         reply.withLockedValue { $0 = (.notFound, [("Content-Type", "text/html")], Array("<h1>Not Found</h1>".utf8)) }
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "a wrong url:") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
@@ -88,8 +89,8 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "JSON 404") {
             XCTAssertEqual("\($0)", "nws: HTTP 404")
         }
-        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 4, "a wrong url:'s 404s are failures")
-        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 1)
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 3, "a wrong url:'s 404s are failures")
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 2)
     }
 
     func problem(_ document: String) {

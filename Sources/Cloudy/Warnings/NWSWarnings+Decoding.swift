@@ -67,6 +67,7 @@ struct NWSAlerts: Decodable {
 struct NWSProblem: Decodable {
     let type: String?
     let title: String?
+    let detail: String?
 
     /// The problem document of an answer, when the service sent one (`application/problem+json`
     /// with a `type` or `title`); nil for another server's page or JSON (a wrong `url:`, a proxy).
@@ -78,11 +79,8 @@ struct NWSProblem: Decodable {
         return problem
     }
 
-    /// Whether the service says the path is none of its own (`…/problems/NotFound`, "'/alerts/
-    /// alerts/active' is not a valid resource path"): a wrong `url:` on the real host, not a
-    /// point outside its area.
-    var isUnknownPath: Bool {
-        guard let type else { return title == "Not Found" }
-        return type.split(separator: "/").last == "NotFound"
-    }
+    /// Whether the service says the path is none of its own ("'/alerts/alerts/active' is not a
+    /// valid resource path"): a wrong `url:` on the real host, not a point outside its area. Its
+    /// `…/problems/NotFound` alone says no more than "no data" (NWS answers so on valid paths).
+    var isUnknownPath: Bool { detail?.contains("is not a valid resource path") ?? false }
 }

@@ -4,8 +4,8 @@ import Logging
 /// (GeoJSON). The service asks for no more than one request per 30 s per point and refuses a
 /// request without a User-Agent (403). Its answer for a point outside its area is not
 /// documented: an empty list most likely, a 404 problem document possibly; both are read as
-/// no warnings. Any other 404 is a failure: the service's own "not a valid resource path"
-/// (`…/problems/NotFound`, a wrong path on api.weather.gov) or another server's page.
+/// no warnings. Any other 404 is a failure: the service's own "is not a valid resource path"
+/// (a wrong path on api.weather.gov) or another server's page.
 public struct NWSWarnings: WarningSource {
     public let name = WarningSourceName.nws
     let upstream: Upstream
