@@ -59,18 +59,6 @@ final class ConfigLoaderTests: XCTestCase {
             config.airQuality, AirQualitySettings(source: .openMeteo, url: "http://127.0.0.1:8082", pollen: false))
     }
 
-    func testAirQualityIsOffUnlessTheBlockIsThereAndThenDefaultsToOpenMeteoWithPollen() throws {
-        let places = "locations:\n  - {name: Brussels, latitude: 50.85, longitude: 4.35}\n"
-        XCTAssertNil(try ConfigLoader.parse(yaml: places).airQuality)
-        let on = try ConfigLoader.parse(yaml: "air_quality: {}\n" + places).airQuality
-        XCTAssertEqual(
-            on, AirQualitySettings(source: .openMeteo, url: "https://air-quality-api.open-meteo.com", pollen: true))
-        // An empty value counts as absent, as for every key (a template that rendered nothing).
-        for empty in ["air_quality:\n", "air_quality: ~\n", "air_quality: null\n"] {
-            XCTAssertNil(try ConfigLoader.parse(yaml: empty + places).airQuality, empty)
-        }
-    }
-
     func testOpenWeatherMapAirPollutionSpendsTheProvidersKeyAndItsOwnHost() throws {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("aq-key-\(UUID().uuidString)")
         try "k3y\n".write(to: keyFile, atomically: true, encoding: .utf8)
