@@ -58,6 +58,8 @@ extension QuietPeriodTests {
         rig.clock.advance(by: 0)
         XCTAssertNil(rig.refresher.quietPeriod, "the mirror is not refused")
         XCTAssertEqual(mirror.asked.withLockedValue { $0 }, [2], "and asked at once")
+        let said = try XCTUnwrap(rig.log.entries(containing: "a server a reload left refuses").first)
+        XCTAssertEqual(said.metadata["url"], "\(old.provider.url)")
         rig.store.render(now: rig.clock.now())
         XCTAssertEqual(rig.readyz, "ready")
         // A self-hosted mirror counts nothing; what the refused batch spent is the public host's.

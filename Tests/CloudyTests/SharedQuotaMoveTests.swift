@@ -48,6 +48,59 @@ final class SharedQuotaMoveTests: XCTestCase {
             quiet.until, "and the page says so")
     }
 
+    /// The same move while a forecast batch to the shared server is out, which comes back
+    /// refused for the day only after the air quality moved to an account of its own: the air
+    /// quality hears of that refusal then, and does not ask into the refused day.
+    func testARefusalThatComesBackAfterTheMoveReachesTheAirQuality() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
+        let airQuality = try TestPaths.fixtureBytes("open-meteo-air-quality.json")
+        let gate = ScriptedHTTPServer.ReleaseGate()
+        let refusing = NIOLockedValueBox(false)
+        let entry = "[" + rig.entry + "]"
+        rig.answer { head in
+            if head.uri.hasPrefix("/v1/air-quality") { return .respond(status: .ok, headers: [], body: airQuality) }
+            guard refusing.withLockedValue({ $0 }) else {
+                return .respond(status: .ok, headers: [], body: Array(entry.utf8))
+            }
+            return .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: refusal))
+        }
+        let (feed, config) = rig.startWithAirQuality(at: rig.server.baseURL)
+        defer { feed.stop(timeout: 0.5) }
+        XCTAssertNil(rig.refresher.account.quietPeriod)
+        let forecastsAsked = { rig.asked.filter { $0.uri.hasPrefix("/v1/forecast") }.count }
+        let forecastsBefore = forecastsAsked()
+
+        refusing.withLockedValue { $0 = true }
+        let refresh = DispatchGroup()
+        let clock = rig.clock
+        DispatchQueue.global().async(group: refresh) { clock.advance(by: 600) }
+        let deadline = Date().addingTimeInterval(10)
+        while forecastsAsked() == forecastsBefore, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(forecastsAsked(), forecastsBefore + 1, "the forecast's batch is out")
+        let (mirror, _) = try rig.mirror()
+        defer { mirror.stop() }
+        var moved = config
+        moved.provider = ProviderSettings(url: mirror.baseURL)
+        rig.store.replaceConfig(moved)
+        rig.refresher.apply(moved, previous: config)  // while the forecast's batch is out
+        feed.apply(moved, previous: config)
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        rig.refresher.waitForQueuedWork()
+        feed.feed.waitForQueuedWork()
+        XCTAssertFalse(feed.account === rig.refresher.account)
+        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the refusal the batch brought back")
+        XCTAssertEqual(quiet.until, QuietPeriod.lift(after: .day, now: rig.clock.now()))
+        XCTAssertNil(rig.refresher.account.quietPeriod, "the mirror is not held")
+        let airQualityAsked = { rig.asked.filter { $0.uri.hasPrefix("/v1/air-quality") }.count }
+        let askedAfterMove = airQualityAsked()
+        rig.clock.advance(by: 600)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(airQualityAsked(), askedAfterMove, "the refused day is not asked")
+    }
+
     /// After a restart on the mirror, the refusal the file kept for the server left behind is
     /// known: to an account that takes that quota over, and to a reload back to it.
     func testARestartOnTheMirrorKnowsTheRefusalOfTheServerLeft() throws {

@@ -118,7 +118,7 @@ extension ExporterTelemetry {
 extension QuotaAccount {
     /// A batch of `places` reserved places for the owner the account has now, as `reserve` made it.
     func batchOut(places: Int, callsPerPlace: Double) -> QuotaReservation {
-        let asking = reserve(upTo: 0, callsPerPlace: callsPerPlace, at: 0)
+        let asking = askingNow
         return QuotaReservation(
             places: places, callsPerPlace: callsPerPlace, provider: asking.provider, url: asking.url)
     }

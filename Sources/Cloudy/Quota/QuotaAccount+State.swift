@@ -28,10 +28,32 @@ extension QuotaAccount {
             if reserved > 0 { ledger.record(reserved, at: time, keeping: horizon) }
             return ledger
         }
+        /// Whether `batch` asked the owner the account has now, however either URL is spelt.
+        func owns(_ batch: QuotaReservation) -> Bool {
+            batch.provider == provider && ProviderSettings.isSameServer(batch.url, url)
+        }
+        /// Where what a reload left of `provider` at `url`'s server is kept, however the URL was
+        /// spelt; nil when nothing is.
+        func leftKey(_ provider: ProviderName, _ url: String) -> String? {
+            left.first(where: { $0.value.isFor(provider, url: url) })?.key
+        }
         /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
         mutating func takeLeft(_ provider: ProviderName, _ url: String) -> QuotaState? {
-            guard let key = left.first(where: { $0.value.isFor(provider, url: url) })?.key else { return nil }
-            return left.removeValue(forKey: key)
+            leftKey(provider, url).flatMap { left.removeValue(forKey: $0) }
+        }
+        /// Takes in what another account knew of this owner's quota (`QuotaAccount.absorb`): the
+        /// ledger with more calls over the longest window, and the refusal that lasts longer.
+        /// Returns the quiet period it began, if it did.
+        mutating func takeIn(_ other: QuotaState, upstream: String?) -> QuietPeriod? {
+            let now = max(ledger.entries.last?.time ?? 0, other.ledger.entries.last?.time ?? 0)
+            let longest = max(horizon, QuotaWindow.day.seconds)
+            if other.ledger.spent(inLast: longest, at: now) > ledger.spent(inLast: longest, at: now) {
+                ledger = other.ledger
+            }
+            guard let refused = other.quietPeriod, refused.until > (quietPeriod?.until ?? 0) else { return nil }
+            quietPeriod = QuietPeriod(
+                provider: provider, reason: refused.reason, until: refused.until, upstream: upstream)
+            return quietPeriod
         }
         /// How long the ledger keeps calls: the longest window limited.
         var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }

@@ -17,6 +17,8 @@ public final class QuotaAccount: Sendable {
     /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
     /// is dropped at the next period or the next observer, whichever comes first.
     let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
+    /// Other feeds' accounts that count the same quota as an owner of this one (`link`).
+    let linked = NIOLockedValueBox<[LinkedAccount]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
     private let upstream: String?
@@ -100,10 +102,13 @@ public final class QuotaAccount: Sendable {
     /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
     /// while the public host refused for its day). A URL respelled for the same server (a path,
     /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold.
+    /// What a linked account asking the new owner knows of it (the air quality alone on the
+    /// server the forecast moves to) is taken in at once, before the forecast asks it.
     /// Returns whether the owner changed.
     @discardableResult
     public func update(provider: ProviderName, url: String, quota: Quota) -> Bool {
-        state.withLockedValue { state in
+        let known = linkedAccounts(counting: provider, url).compactMap { $0.kept { _, _ in true } }
+        return state.withLockedValue { state in
             state.quota = quota
             guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
             _ = state.takeLeft(state.provider, state.url)  // an older spelling of the same server
@@ -114,6 +119,7 @@ public final class QuotaAccount: Sendable {
             let back = state.takeLeft(provider, url)
             state.ledger = back?.ledger ?? CallLedger()
             state.quietPeriod = back?.quietPeriod
+            for other in known { _ = state.takeIn(other, upstream: upstream) }
             save(&state)
             return true
         }
@@ -127,19 +133,8 @@ public final class QuotaAccount: Sendable {
     /// never both added (which would count the calls carried over twice).
     public func absorb(_ other: QuotaState) {
         let quiet = state.withLockedValue { state -> QuietPeriod? in
-            let now = max(state.ledger.entries.last?.time ?? 0, other.ledger.entries.last?.time ?? 0)
-            let longest = max(state.horizon, QuotaWindow.day.seconds)
-            if other.ledger.spent(inLast: longest, at: now) > state.ledger.spent(inLast: longest, at: now) {
-                state.ledger = other.ledger
-            }
-            var begun: QuietPeriod?
-            if let refused = other.quietPeriod, refused.until > (state.quietPeriod?.until ?? 0) {
-                begun = QuietPeriod(
-                    provider: state.provider, reason: refused.reason, until: refused.until, upstream: upstream)
-                state.quietPeriod = begun
-            }
-            save(&state)
-            return begun
+            defer { save(&state) }
+            return state.takeIn(other, upstream: upstream)
         }
         if let quiet { tell(quiet) }
     }
@@ -174,9 +169,10 @@ public final class QuotaAccount: Sendable {
 
     /// Settles a batch's reserved places: their owner counted `spent` calls for them, as of `now`
     /// (when its answers are in; 0 for requests that never reached it). An owner a reload left
-    /// while the batch was out keeps them (the batch asked it), not the one asked now.
+    /// while the batch was out keeps them (the batch asked it), not the one asked now, and so
+    /// does a linked account asking that owner now.
     public func settle(_ batch: QuotaReservation, spent: Double, at now: Double) {
-        state.withLockedValue { state in
+        let asked = state.withLockedValue { state -> Bool in
             // Whatever the quota is now: a reload may have dropped it while the batch was out.
             if state.reserved > 0 {
                 // Fractional weights settled in another order than reserved leave binary residue
@@ -184,19 +180,30 @@ public final class QuotaAccount: Sendable {
                 let left = state.reserved - Double(batch.places) * batch.callsPerPlace
                 state.reserved = left < 1e-9 ? 0 : left
             }
-            guard batch.owner == state.owner else {
-                state.left[batch.owner, default: batch.emptyState].ledger.record(
-                    spent, at: now, keeping: QuotaWindow.month.seconds)
-                return
+            guard state.owns(batch) else {
+                state.left[state.leftKey(batch.provider, batch.url) ?? batch.owner, default: batch.emptyState]
+                    .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
+                return false
             }
             state.ledger.record(spent, at: now, keeping: state.horizon)
             if !state.quota.limits.isEmpty { save(&state) }
+            return true
+        }
+        guard !asked else { return }
+        for linked in linkedAccounts(counting: batch.provider, batch.url) {
+            linked.settle(linked.askingNow, spent: spent, at: now)
         }
     }
 
     /// Whether `batch` asked the owner the account has now (not one a reload left meanwhile).
     public func isAsking(_ batch: QuotaReservation) -> Bool {
-        state.withLockedValue { batch.owner == $0.owner }
+        state.withLockedValue { $0.owns(batch) }
+    }
+
+    /// The owner the account asks now, with no places reserved: what a batch that asked the same
+    /// quota through another account is filed as here.
+    var askingNow: QuotaReservation {
+        state.withLockedValue { QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url) }
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
@@ -212,13 +219,15 @@ public final class QuotaAccount: Sendable {
     /// feed of the account until `until`. A refusal for a shorter window (a batch that was in
     /// flight, refused for the minute) does not end a longer period in force (the day's): that
     /// one is returned. The refusal of an owner a reload left while `batch` was out is kept for
-    /// a reload back, and holds nothing now (nil).
+    /// a reload back, and holds nothing here now (nil); a linked account asking that owner now
+    /// begins it.
     public func beginQuietPeriod(reason: String, until: Double, refusing batch: QuotaReservation) -> QuietPeriod? {
         let period = state.withLockedValue { state -> QuietPeriod? in
-            guard batch.owner == state.owner else {
-                let left = state.left[batch.owner, default: batch.emptyState]
+            guard state.owns(batch) else {
+                let key = state.leftKey(batch.provider, batch.url) ?? batch.owner
+                let left = state.left[key, default: batch.emptyState]
                 if (left.quietPeriod?.until ?? 0) < until {
-                    state.left[batch.owner] = QuotaState(
+                    state.left[key] = QuotaState(
                         provider: left.provider, url: left.url, ledger: left.ledger,
                         quietPeriod: QuietPeriod(provider: left.provider, reason: reason, until: until))
                 }
@@ -230,7 +239,12 @@ public final class QuotaAccount: Sendable {
             save(&state)
             return period
         }
-        guard let period else { return nil }
+        guard let period else {  // the owner left
+            for linked in linkedAccounts(counting: batch.provider, batch.url) {
+                _ = linked.beginQuietPeriod(reason: reason, until: until, refusing: linked.askingNow)
+            }
+            return nil
+        }
         tell(period)
         return period
     }

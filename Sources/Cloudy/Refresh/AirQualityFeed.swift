@@ -146,10 +146,13 @@ extension AirQualityFeed.Parts {
                 left.removeValue(forKey: $0.key)
             }
         }
-        return QuotaAccount(
+        let own = QuotaAccount(
             provider: settings.quotaOwner, upstream: upstream, url: settings.url,
             quota: config.replicaShare(of: settings.ownQuota), file: nil, now: clock.now(), logger: logger,
             carried: back ?? weather.account.kept(sharedWith: settings.countsWith))
+        // From now on each hears of the other's refusals of that quota as they come back.
+        weather.account.link(own) { settings.countsWith($0, url: $1) }
+        return own
     }
 
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {

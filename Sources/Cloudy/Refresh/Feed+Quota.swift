@@ -54,7 +54,14 @@ extension Feed {
         }
         guard account.isAsking(batch) else {
             // Kept for a reload back: until its window starts afresh, or its Retry-After.
-            _ = account.beginQuietPeriod(reason: refusal.message, until: windowLift ?? asked, refusing: batch)
+            let until = windowLift ?? asked
+            _ = account.beginQuietPeriod(reason: refusal.message, until: until, refusing: batch)
+            logger.info(
+                "a server a reload left refuses for its quota; it is not asked before this lifts",
+                metadata: [
+                    "provider": "\(source.providerLabel)", "url": "\(batch.url)", "reason": "\(refusal.message)",
+                    "until": "\(QuietPeriod.utcTime(until))",
+                ])
             return nil
         }
         let until: Double
