@@ -13,7 +13,7 @@ import NIOConcurrencyHelpers
 /// when it goes out and settled with what the owner counted when its answers are in, so two
 /// feeds never both spend the room that is left.
 public final class QuotaAccount: Sendable {
-    private let state: NIOLockedValueBox<State>
+    let state: NIOLockedValueBox<State>
     /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
     /// is dropped at the next period or the next observer, whichever comes first.
     let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
@@ -139,82 +139,6 @@ public final class QuotaAccount: Sendable {
         if let quiet { tell(quiet) }
     }
 
-    /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
-    /// fit every window with what was spent and what is out now (all of them without a quota),
-    /// for the owner the account has now. The batch settles them with `settle`.
-    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> QuotaReservation {
-        state.withLockedValue { state in
-            var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
-            if state.reserved > 0, !state.quota.limits.isEmpty {
-                // Another feed's batch is out: it counts as spent now, and no place goes alone.
-                let withOut = state.ledgerWithBatchesOut(at: now)
-                let cost = max(callsPerPlace, 1e-9)
-                let roomy = state.pacingQuota.limits.allSatisfy { window, limit in
-                    limit - withOut.spent(inLast: window.seconds, at: now) + 1e-9 >= cost
-                }
-                fit =
-                    roomy
-                    ? withOut.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now) : 0
-            }
-            let taken = min(fit, places)
-            if !state.quota.limits.isEmpty, taken > 0 {
-                state.reserved += Double(taken) * callsPerPlace
-                state.reservedAt = now
-                save(&state)
-            }
-            return QuotaReservation(
-                places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url)
-        }
-    }
-
-    /// Settles a batch's reserved places: their owner counted `spent` calls for them, as of `now`
-    /// (when its answers are in; 0 for requests that never reached it). An owner a reload left
-    /// while the batch was out keeps them (the batch asked it), not the one asked now, and so
-    /// does a linked account asking that owner now.
-    public func settle(_ batch: QuotaReservation, spent: Double, at now: Double) {
-        let asked = state.withLockedValue { state -> Bool in
-            // Whatever the quota is now: a reload may have dropped it while the batch was out.
-            if state.reserved > 0 {
-                // Fractional weights settled in another order than reserved leave binary residue
-                // (4e-16), which would count as a batch still out.
-                let left = state.reserved - Double(batch.places) * batch.callsPerPlace
-                state.reserved = left < 1e-9 ? 0 : left
-            }
-            guard state.owns(batch) else {
-                state.left[state.leftKey(batch.provider, batch.url) ?? batch.owner, default: batch.emptyState]
-                    .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
-                return false
-            }
-            state.ledger.record(spent, at: now, keeping: state.horizon)
-            if !state.quota.limits.isEmpty { save(&state) }
-            return true
-        }
-        guard !asked else { return }
-        for linked in linkedAccounts(counting: batch.provider, batch.url) {
-            linked.settle(linked.askingNow, spent: spent, at: now)
-        }
-    }
-
-    /// Whether `batch` asked the owner the account has now (not one a reload left meanwhile).
-    public func isAsking(_ batch: QuotaReservation) -> Bool {
-        state.withLockedValue { $0.owns(batch) }
-    }
-
-    /// The owner the account asks now, with no places reserved: what a batch that asked the same
-    /// quota through another account is filed as here.
-    var askingNow: QuotaReservation {
-        state.withLockedValue { QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url) }
-    }
-
-    /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
-    /// itself, or when a past batch leaves a window. A batch still out counts as spent now.
-    public func nextRoom(callsPerPlace: Double, after now: Double) -> Double {
-        state.withLockedValue { state in
-            state.ledgerWithBatchesOut(at: now).nextRoom(
-                callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
-        }
-    }
-
     /// Starts a quiet period after the owner refused for its quota: nothing goes to it from any
     /// feed of the account until `until`. A refusal for a shorter window (a batch that was in
     /// flight, refused for the minute) does not end a longer period in force (the day's): that
@@ -265,7 +189,7 @@ public final class QuotaAccount: Sendable {
     /// Called under the lock, so the file always ends with the latest state when two feeds write
     /// at once. A failure is a warning when it starts or its reason changes, not on each of the
     /// two writes of every batch; writing again after it is said once too.
-    private func save(_ state: inout State) {
+    func save(_ state: inout State) {
         guard let file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.

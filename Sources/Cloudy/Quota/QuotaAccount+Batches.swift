@@ -1,0 +1,79 @@
+/// A batch's way through a `QuotaAccount`: room reserved before it goes, settled with what the
+/// owner counted when its answers are in.
+extension QuotaAccount {
+    /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
+    /// fit every window with what was spent and what is out now (all of them without a quota),
+    /// for the owner the account has now. The batch settles them with `settle`.
+    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> QuotaReservation {
+        state.withLockedValue { state in
+            var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
+            if state.reserved > 0, !state.quota.limits.isEmpty {
+                // Another feed's batch is out: it counts as spent now, and no place goes alone.
+                let withOut = state.ledgerWithBatchesOut(at: now)
+                let cost = max(callsPerPlace, 1e-9)
+                let roomy = state.pacingQuota.limits.allSatisfy { window, limit in
+                    limit - withOut.spent(inLast: window.seconds, at: now) + 1e-9 >= cost
+                }
+                fit =
+                    roomy
+                    ? withOut.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now) : 0
+            }
+            let taken = min(fit, places)
+            if !state.quota.limits.isEmpty, taken > 0 {
+                state.reserved += Double(taken) * callsPerPlace
+                state.reservedAt = now
+                save(&state)
+            }
+            return QuotaReservation(
+                places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url)
+        }
+    }
+
+    /// Settles a batch's reserved places: their owner counted `spent` calls for them, as of `now`
+    /// (when its answers are in; 0 for requests that never reached it). An owner a reload left
+    /// while the batch was out keeps them (the batch asked it), not the one asked now, and so
+    /// does a linked account asking that owner now.
+    public func settle(_ batch: QuotaReservation, spent: Double, at now: Double) {
+        let asked = state.withLockedValue { state -> Bool in
+            // Whatever the quota is now: a reload may have dropped it while the batch was out.
+            if state.reserved > 0 {
+                // Fractional weights settled in another order than reserved leave binary residue
+                // (4e-16), which would count as a batch still out.
+                let left = state.reserved - Double(batch.places) * batch.callsPerPlace
+                state.reserved = left < 1e-9 ? 0 : left
+            }
+            guard state.owns(batch) else {
+                state.left[state.leftKey(batch.provider, batch.url) ?? batch.owner, default: batch.emptyState]
+                    .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
+                return false
+            }
+            state.ledger.record(spent, at: now, keeping: state.horizon)
+            if !state.quota.limits.isEmpty { save(&state) }
+            return true
+        }
+        guard !asked else { return }
+        for linked in linkedAccounts(counting: batch.provider, batch.url) {
+            linked.settle(linked.askingNow, spent: spent, at: now)
+        }
+    }
+
+    /// Whether `batch` asked the owner the account has now (not one a reload left meanwhile).
+    public func isAsking(_ batch: QuotaReservation) -> Bool {
+        state.withLockedValue { $0.owns(batch) }
+    }
+
+    /// The owner the account asks now, with no places reserved: what a batch that asked the same
+    /// quota through another account is filed as here.
+    var askingNow: QuotaReservation {
+        state.withLockedValue { QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url) }
+    }
+
+    /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
+    /// itself, or when a past batch leaves a window. A batch still out counts as spent now.
+    public func nextRoom(callsPerPlace: Double, after now: Double) -> Double {
+        state.withLockedValue { state in
+            state.ledgerWithBatchesOut(at: now).nextRoom(
+                callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
+        }
+    }
+}
