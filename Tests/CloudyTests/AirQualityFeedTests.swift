@@ -45,18 +45,41 @@ final class AirQualityFeedTests: XCTestCase {
         }
     }
 
-    /// The weather feed and the air-quality feed started on `places` places under `limits`.
-    func start(places: Int, limits: [QuotaWindow: Double]) -> Config {
+    /// The weather feed and the air-quality feed started on `places` places under `limits`; with
+    /// `weatherLast`, the air quality's timer armed first.
+    func start(places: Int, limits: [QuotaWindow: Double], weatherLast: Bool = false) -> Config {
         var config = rig.config(places: places, interval: 600)
         config.airQuality = AirQualitySettings(url: rig.server.baseURL)
-        rig.start(config, budget: CallBudget(quota: Quota(limits: limits), callsPerPlace: forecastWeight))
+        let budget = CallBudget(quota: Quota(limits: limits), callsPerPlace: forecastWeight)
+        rig.start(config, budget: budget, starting: !weatherLast)
         let feed = AirQualityFeed(
             config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
             logger: rig.log.logger, clock: rig.clock)
         XCTAssertTrue(feed.account === rig.refresher.account, "one account for the one quota")
         airQuality = feed
         feed.start()
+        if weatherLast { rig.refresher.start() }
         return config
+    }
+
+    /// The forecast has the first claim on the quota both spend: an air-quality refresh whose
+    /// timer fires first leaves the room the forecast's places need, so the forecast (and
+    /// `/readyz`) is not held a minute for the air quality.
+    func testTheForecastHasTheFirstClaimOnTheWindowBothSpend() throws {
+        try answer()
+        // 4 places: 11.6 calls of forecast, 6.4 of air quality; 90 % of 15 holds 13.5.
+        _ = start(places: 4, limits: [.minute: 15, .hour: 10_000], weatherLast: true)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.map(isAirQuality), [true, false], "the air quality's timer fired first")
+        XCTAssertEqual(rig.asked.first?.places, 1, "1.9 calls left beside the forecast's claim: one place")
+        XCTAssertEqual(rig.asked.last?.places, 4, "every forecast place at once")
+        XCTAssertEqual(rig.placesUp, 4)
+        rig.clock.advance(by: 185)
+        XCTAssertEqual(rig.asked.filter(isAirQuality).map(\.places).reduce(0, +), 4, "the air quality paced after it")
+        for request in rig.asked {
+            let inMinute = rig.asked.filter { $0.time > request.time - 60 && $0.time <= request.time }
+            XCTAssertLessThanOrEqual(inMinute.map(weight).reduce(0, +), 13.5 + 1e-9, "up to \(request.time)")
+        }
     }
 
     func testBothFeedsSpendOneLedgerAndPaceWithinTheWindow() throws {

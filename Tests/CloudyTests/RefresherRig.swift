@@ -109,8 +109,9 @@ final class RefresherRig: @unchecked Sendable {
         return config
     }
 
-    /// Starts a refresher on `config`, under `budget` (none: `CallBudget.of`, no quota today).
-    func start(_ config: Config, budget: CallBudget? = nil, jitter: Double = 0.5) {
+    /// Starts a refresher on `config`, under `budget` (none: `CallBudget.of`, no quota today);
+    /// with `starting` false it is only built.
+    func start(_ config: Config, budget: CallBudget? = nil, jitter: Double = 0.5, starting: Bool = true) {
         store = WeatherStore(
             config: config, telemetry: ExporterTelemetry(startedAt: clock.now()),
             telemetryPath: "/metrics", now: clock.now(), processMetrics: { MetricFamilies() })
@@ -118,7 +119,7 @@ final class RefresherRig: @unchecked Sendable {
             store: store, client: CurlHTTPClient(userAgent: "cloudy-tests"), storagePath: storage.path,
             logger: log.logger, clock: clock, jitter: { jitter },
             callBudget: { budget ?? CallBudget.of($0) })
-        refresher.start()
+        if starting { refresher.start() }
     }
 
     /// A reload as ConfigReloader does it: the store takes the new config, the refresher

@@ -3,13 +3,17 @@
 extension QuotaAccount {
     /// Reserves room for up to `places` places costing `callsPerPlace` each at `now`: as many as
     /// fit every window with what was spent and what is out now (all of them without a quota),
-    /// for the owner the account has now. The batch settles them with `settle`.
-    public func reserve(upTo places: Int, callsPerPlace: Double, at now: Double) -> QuotaReservation {
+    /// for the owner the account has now. The batch settles them with `settle`. A feed that
+    /// `yielding` counts the first claim as spent too (`claimFirst`).
+    public func reserve(
+        upTo places: Int, callsPerPlace: Double, at now: Double, yielding: Bool = false
+    ) -> QuotaReservation {
         state.withLockedValue { state in
             var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
-            if state.reserved > 0, !state.quota.limits.isEmpty {
-                // Another feed's batch is out: it counts as spent now, and no place goes alone.
-                let withOut = state.ledgerWithBatchesOut(at: now)
+            if state.out(yielding: yielding) > 0, !state.quota.limits.isEmpty {
+                // Another feed's batch is out, or the places of the first claim wait: they count
+                // as spent now, and no place goes alone.
+                let withOut = state.ledgerWithBatchesOut(at: now, yielding: yielding)
                 let cost = max(callsPerPlace, 1e-9)
                 let roomy = state.pacingQuota.limits.allSatisfy { window, limit in
                     limit - withOut.spent(inLast: window.seconds, at: now) + 1e-9 >= cost
@@ -69,11 +73,20 @@ extension QuotaAccount {
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
-    /// itself, or when a past batch leaves a window. A batch still out counts as spent now.
-    public func nextRoom(callsPerPlace: Double, after now: Double) -> Double {
+    /// itself, or when a past batch leaves a window. A batch still out counts as spent now, and
+    /// for a feed that is `yielding`, the first claim.
+    public func nextRoom(callsPerPlace: Double, after now: Double, yielding: Bool = false) -> Double {
         state.withLockedValue { state in
-            state.ledgerWithBatchesOut(at: now).nextRoom(
+            state.ledgerWithBatchesOut(at: now, yielding: yielding).nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
         }
+    }
+
+    /// Claims the quota first for `calls` (0: none): what the weather's refresh under way still
+    /// means to spend. The other feeds of the account yield to it (`reserve(yielding:)`): they
+    /// count it as spent now, so the air quality's batches never take the room of a window the
+    /// forecast waits for, and the forecast (and `/readyz`) is not held a window for them.
+    public func claimFirst(_ calls: Double) {
+        state.withLockedValue { $0.firstClaim = max(0, calls) }
     }
 }

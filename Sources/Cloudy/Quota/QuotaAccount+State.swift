@@ -10,6 +10,9 @@ extension QuotaAccount {
         var reserved = 0.0
         /// When the latest batch out went.
         var reservedAt = 0.0
+        /// Calls the feed with the first claim on the quota (the weather's) still means to spend
+        /// in its refresh under way (`QuotaAccount.claimFirst`).
+        var firstClaim = 0.0
         var quietPeriod: QuietPeriod?
         /// Why the last write of the file failed; nil when it worked (or none was tried).
         var saveFailure: String?
@@ -22,10 +25,15 @@ extension QuotaAccount {
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
-        /// The ledger with the batches out counted as spent at `time`.
-        func ledgerWithBatchesOut(at time: Double) -> CallLedger {
+        /// Calls counted as spent now beside the ledger: the batches out, and for a feed that
+        /// yields, the first claim.
+        func out(yielding: Bool) -> Double { reserved + (yielding ? firstClaim : 0) }
+        /// The ledger with the batches out (and for a feed that yields, the first claim) counted
+        /// as spent at `time`.
+        func ledgerWithBatchesOut(at time: Double, yielding: Bool = false) -> CallLedger {
             var ledger = self.ledger
-            if reserved > 0 { ledger.record(reserved, at: time, keeping: horizon) }
+            let out = out(yielding: yielding)
+            if out > 0 { ledger.record(out, at: time, keeping: horizon) }
             return ledger
         }
         /// Whether `batch` asked the owner the account has now, however either URL is spelt.

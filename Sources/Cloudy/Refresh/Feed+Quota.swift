@@ -25,8 +25,23 @@ extension Feed {
     /// room now, or nothing waits.
     func pacedUntil(_ run: RefreshRun<Report>, now: Double) -> Double? {
         guard !run.pending.isEmpty else { return nil }
-        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now)
+        let room = account.nextRoom(callsPerPlace: schedule.callsPerPlace, after: now, yielding: !claimsQuotaFirst)
         return room > now ? room + Self.pacingMargin : nil
+    }
+
+    /// Reserves the next batch of `run`: a feed with the first claim on its quota then claims
+    /// what the run still waits to ask; any other yields to that claim.
+    func reserveBatch(of run: RefreshRun<Report>, at now: Double) -> QuotaReservation {
+        let cost = schedule.callsPerPlace
+        let batch = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now, yielding: !claimsQuotaFirst)
+        claimQuota(places: run.pending.count - batch.places)
+        return batch
+    }
+
+    /// Claims the quota first for `places` places about to be asked (0: none), when this feed
+    /// has the first claim (`QuotaAccount.claimFirst`).
+    func claimQuota(places: Int) {
+        if claimsQuotaFirst { account.claimFirst(Double(places) * schedule.callsPerPlace) }
     }
 
     /// Tells the recorder when the next paced batch goes (nil: none waits), once per change;

@@ -113,7 +113,7 @@ extension Feed {
             return finish(run)
         }
         let cost = schedule.callsPerPlace
-        let batch = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now)
+        let batch = reserveBatch(of: run, at: now)
         guard batch.places > 0 else {
             let paced = pacedUntil(run, now: now)
             if showPacing(paced) || run.hasUnrendered {
@@ -218,6 +218,7 @@ extension Feed {
     /// next refresh armed — soon when places that never had an answer failed for the network.
     private func finish(_ run: RefreshRun<Report>) {
         self.run = nil
+        claimQuota(places: 0)
         let now = clock.now()
         // Decoding and rendering free megabytes at once; hand them back to the system so the
         // resident size reflects what the exporter keeps, not its peak.

@@ -26,6 +26,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     let jitter: @Sendable () -> Double
     /// Locates `city:` places before they are asked; nil: every place has coordinates.
     let locator: (any PlaceLocator)?
+    /// Its refreshes have the first claim on the quota (the weather's): the account's other
+    /// feeds yield to the places it waits to ask (`QuotaAccount.claimFirst`).
+    let claimsQuotaFirst: Bool
     let idle = DispatchGroup()
     // Touched only on `queue`:
     var source: any FeedSource<Report>
@@ -76,7 +79,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     public init(
         source: any FeedSource<Report>, schedule: FeedSchedule, recorder: any FeedRecorder<Report>,
         account: QuotaAccount, client: CurlHTTPClient, locator: (any PlaceLocator)? = nil, logger: Logger,
-        clock: ExporterClock, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        clock: ExporterClock, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        claimsQuotaFirst: Bool = false
     ) {
         queue = DispatchQueue(label: "cloudy.feed.\(source.providerLabel)")
         self.source = source
@@ -88,6 +92,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         self.logger = logger
         self.clock = clock
         self.jitter = jitter
+        self.claimsQuotaFirst = claimsQuotaFirst
         backoffState = Backoff(interval: schedule.interval)
         // A refusal kept over a restart holds this feed too, and its places say so at once.
         if let quiet = account.quietPeriod, quiet.until > clock.now() {
@@ -113,6 +118,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         queue.async {
             self.running = false
             self.run = nil
+            self.claimQuota(places: 0)
             self.timer?.cancel()
             self.timer = nil
             self.staleTimer?.cancel()
@@ -232,6 +238,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// place or only those named; a refresh under way is given up.
     func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
+        // A refresh due now claims the quota for its places at once, before another feed's
+        // timer can take the room; a later one, when it begins.
+        claimQuota(places: delay <= 0 ? names?.count ?? schedule.places.count : 0)
         armedForNetwork = retryingNetwork
         armedOnly = names
         setTimer(in: delay) { [weak self] in

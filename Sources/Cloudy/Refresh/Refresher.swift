@@ -48,7 +48,7 @@ public final class Refresher: ScheduledFeed {
             source: ProviderFactory.make(
                 config, timeout: timeout, client: client, recorder: store.telemetry, logger: logger, clock: clock),
             schedule: Self.schedule(config, budget: budget), recorder: store, account: account, client: client,
-            locator: geocoder, logger: logger, clock: clock, jitter: jitter)
+            locator: geocoder, logger: logger, clock: clock, jitter: jitter, claimsQuotaFirst: true)
     }
 
     private static func schedule(_ config: Config, budget: CallBudget) -> FeedSchedule {
