@@ -4,22 +4,22 @@ import XCTest
 @testable import Cloudy
 
 /// The forecast's account and the air quality's own account count one quota while each asks
-/// another server (`QuotaAccount.link`): what one learns of the server the other asks reaches the
-/// other at once, not at the next reload that brings them together.
+/// another server (`QuotaAccount.linkedAccount`): what one learns of the server the other asks
+/// reaches the other at once, not at the next reload that brings them together.
 final class LinkedQuotaAccountTests: XCTestCase {
     let (host, mirror, now) = ("https://api.open-meteo.com", "http://mirror.internal", 1_781_526_034.0)
     let daily = "open-meteo: HTTP 429: Daily API request limit exceeded. Please try again tomorrow."
     let logger = RecordedLog().logger
 
-    /// The forecast on the mirror now, the air quality alone on the public hosts, and linked.
-    func linked(_ settings: AirQualitySettings = AirQualitySettings()) -> (weather: QuotaAccount, own: QuotaAccount) {
-        let weather = QuotaAccount(
-            provider: .openMeteo, url: mirror, quota: .unlimited, file: nil, now: now, logger: logger)
-        let own = QuotaAccount(
-            provider: .openMeteo, upstream: "open-meteo-air-quality", url: settings.url,
-            quota: .freeTier(ProviderSettings()), file: nil, now: now, logger: logger)
-        weather.link(own) { settings.countsWith($0, url: $1) }
-        return (weather, own)
+    /// The air quality's own account on `settings`' server, linked to `weather`'s as the feed
+    /// makes it.
+    func airQuality(of weather: QuotaAccount, _ settings: AirQualitySettings = AirQualitySettings()) -> QuotaAccount {
+        let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }
+        return weather.linkedAccount(counting: sharedQuota) { carried in
+            QuotaAccount(
+                provider: .openMeteo, upstream: "open-meteo-air-quality", url: settings.url,
+                quota: settings.ownQuota, file: nil, now: self.now, logger: self.logger, carried: carried)
+        }
     }
 
     /// A batch to the public host out when the forecast moved to a mirror: the calls it spent and
@@ -32,16 +32,8 @@ final class LinkedQuotaAccountTests: XCTestCase {
         let batch = weather.reserve(upTo: 100, callsPerPlace: 1, at: now)
         XCTAssertEqual(batch.places, 100)
         weather.update(provider: .openMeteo, url: mirror, quota: .unlimited)
-        let settings = AirQualitySettings()
-        let own = QuotaAccount(
-            provider: .openMeteo, upstream: "open-meteo-air-quality", url: settings.url,
-            quota: .freeTier(ProviderSettings()), file: nil, now: now + 1, logger: logger,
-            carried: weather.kept(sharedWith: settings.countsWith))
-        weather.link(own) { settings.countsWith($0, url: $1) }
-        let elsewhere = AirQualitySettings(url: "http://air.internal")  // a server of its own: another quota
-        let other = QuotaAccount(
-            provider: .openMeteo, url: elsewhere.url, quota: .unlimited, file: nil, now: now, logger: logger)
-        weather.link(other) { elsewhere.countsWith($0, url: $1) }
+        let own = airQuality(of: weather)
+        let other = airQuality(of: weather, AirQualitySettings(url: "http://air.internal"))  // a quota of its own
         final class Feed: Sendable {}
         let feed = Feed()
         let told = NIOLockedValueBox<[Double]>([])
@@ -66,35 +58,63 @@ final class LinkedQuotaAccountTests: XCTestCase {
 
     /// A reload of the forecast onto the quota the air quality alone was refused: the forecast's
     /// account knows the refusal and the calls as soon as it moves, before its feed asks (the air
-    /// quality's feed joins it only after its own batch out is in).
+    /// quality's feed joins it only after its own batch out is in). Onto another quota: nothing.
     func testAReloadOntoTheQuotaOfALinkedAccountKnowsItsRefusalAtOnce() {
-        let (weather, own) = linked()
-        own.settle(places: 40, callsPerPlace: 1, spent: 40, at: now + 10)
-        _ = own.beginQuietPeriod(reason: daily, until: now + 3600)
-        XCTAssertTrue(weather.update(provider: .openMeteo, url: host, quota: .freeTier(ProviderSettings())))
-        XCTAssertEqual(weather.quietPeriod?.until, now + 3600)
-        XCTAssertEqual(weather.spent(inLast: 86_400, at: now + 20), 40)
+        for (url, knows) in [(host, true), ("http://other.internal", false)] {
+            let weather = QuotaAccount(
+                provider: .openMeteo, url: mirror, quota: .unlimited, file: nil, now: now, logger: logger)
+            let own = airQuality(of: weather)
+            own.settle(places: 40, callsPerPlace: 1, spent: 40, at: now + 10)
+            _ = own.beginQuietPeriod(reason: daily, until: now + 3600)
+            XCTAssertTrue(weather.update(provider: .openMeteo, url: url, quota: .freeTier(ProviderSettings(url: url))))
+            XCTAssertEqual(weather.quietPeriod?.until, knows ? now + 3600 : nil, url)
+            XCTAssertEqual(weather.spent(inLast: 86_400, at: now + 20), knows ? 40 : 0, url)
+        }
+    }
 
-        let (away, _) = linked()  // to another server of its own: not the air quality's quota
-        away.update(provider: .openMeteo, url: "http://other.internal", quota: .unlimited)
-        XCTAssertNil(away.quietPeriod)
+    /// A key makes the forecast's quota the key's (Open-Meteo's commercial API): nothing passes
+    /// between it and the air quality's free one, either way.
+    func testAForecastAskedWithAKeySharesNothingWithTheFreeAirQuality() {
+        let weather = QuotaAccount(
+            provider: .openMeteo, url: host, quota: .unlimited, file: nil, now: now, logger: logger, keyed: true)
+        let batch = weather.reserve(upTo: 100, callsPerPlace: 1, at: now)
+        _ = weather.beginQuietPeriod(reason: "open-meteo: HTTP 429: Minutely limit", until: now + 60)
+        weather.update(provider: .openMeteo, url: mirror, quota: .unlimited)
+        let own = airQuality(of: weather)
+        XCTAssertNil(own.quietPeriod, "not carried over")
+        weather.settle(batch, spent: 100, at: now + 2)
+        XCTAssertNil(weather.beginQuietPeriod(reason: daily, until: now + 3600, refusing: batch))
+        XCTAssertEqual(own.spent(inLast: 86_400, at: now + 3), 0, "not forwarded")
+        XCTAssertNil(own.quietPeriod)
+
+        _ = own.beginQuietPeriod(reason: daily, until: now + 7200)
+        weather.update(provider: .openMeteo, url: host, quota: .unlimited, keyed: true)
+        XCTAssertEqual(weather.quietPeriod?.until, now + 3600, "its own refusal, kept for it")
+        XCTAssertEqual(weather.spent(inLast: 86_400, at: now + 3), 100)
     }
 
     /// A batch out across two reloads that come back to its server spelt otherwise (`localhost`
     /// for `127.0.0.1`, a trailing slash) asked the owner the account has now: its calls and
-    /// refusal hold here, not under the old spelling.
-    func testABatchOutToAServerSpeltOtherwiseAfterTwoReloadsAskedTheOwnerNow() throws {
-        let server = "http://127.0.0.1:8080"
+    /// refusal hold here, not under the old spelling; and a reload left that spelling, the entry
+    /// kept for the server, however it is spelt now.
+    func testABatchOutToAServerSpeltOtherwiseIsFiledForThatServer() throws {
+        let (server, respelt) = ("http://127.0.0.1:8080", "http://localhost:8080/")
         let quota = Quota(limits: [.day: 100])
         let account = QuotaAccount(provider: .openMeteo, url: server, quota: quota, file: nil, now: now, logger: logger)
         let batch = account.reserve(upTo: 2, callsPerPlace: 1, at: now)
         account.update(provider: .openMeteo, url: mirror, quota: .unlimited)
-        account.update(provider: .openMeteo, url: "http://localhost:8080/", quota: quota)
+        account.update(provider: .openMeteo, url: respelt, quota: quota)
         XCTAssertTrue(account.isAsking(batch))
         let period = try XCTUnwrap(account.beginQuietPeriod(reason: daily, until: now + 3600, refusing: batch))
         XCTAssertEqual(period.until, now + 3600)
         XCTAssertEqual(account.quietPeriod?.until, now + 3600)
         account.settle(batch, spent: 2, at: now + 1)
         XCTAssertEqual(account.spent(inLast: 86_400, at: now + 2), 2)
+
+        let second = account.reserve(upTo: 3, callsPerPlace: 1, at: now + 10)  // asked as `respelt`
+        account.update(provider: .openMeteo, url: mirror, quota: .unlimited)
+        account.settle(second, spent: 3, at: now + 11)
+        account.update(provider: .openMeteo, url: "http://127.0.0.1:8080/v1", quota: quota)
+        XCTAssertEqual(account.spent(inLast: 86_400, at: now + 12), 5, "one entry for the server")
     }
 }

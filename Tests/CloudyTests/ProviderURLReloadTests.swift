@@ -58,8 +58,12 @@ extension QuietPeriodTests {
         rig.clock.advance(by: 0)
         XCTAssertNil(rig.refresher.quietPeriod, "the mirror is not refused")
         XCTAssertEqual(mirror.asked.withLockedValue { $0 }, [2], "and asked at once")
-        let said = try XCTUnwrap(rig.log.entries(containing: "a server a reload left refuses").first)
-        XCTAssertEqual(said.metadata["url"], "\(old.provider.url)")
+        let said = rig.log.entries(containing: "a server a reload left refuses")
+        XCTAssertEqual(said.count, 1, "said for the batch refused")
+        XCTAssertEqual(said.first?.metadata["quota_owner"], "open-meteo \(old.provider.url)")
+        XCTAssertEqual(
+            said.first?.metadata["until"], "\(QuietPeriod.utcTime(QuietPeriod.lift(after: .day, now: rig.clock.now())))"
+        )
         rig.store.render(now: rig.clock.now())
         XCTAssertEqual(rig.readyz, "ready")
         // A self-hosted mirror counts nothing; what the refused batch spent is the public host's.

@@ -167,6 +167,41 @@ final class SharedQuotaMoveTests: XCTestCase {
         XCTAssertEqual(feed.account.quietPeriod?.until, quiet.until, "its refusal went with it both ways")
     }
 
+    /// The air quality alone on a server that refused it for the day moves to a server of its
+    /// own; later the forecast moves onto the refusing server. The account the air quality left
+    /// there is kept and still linked, so the forecast knows the refusal.
+    func testAnAccountTheAirQualityLeftStillHoldsTheForecastOnItsServer() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
+        let forecastsAsked = NIOLockedValueBox(0)
+        let refusing = try ScriptedHTTPServer { head in
+            if head.uri.hasPrefix("/v1/forecast") { forecastsAsked.withLockedValue { $0 += 1 } }
+            return .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        defer { refusing.stop() }
+        let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
+        defer { feed.stop(timeout: 0.5) }
+        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
+        let (elsewhere, _) = try rig.mirror()
+        defer { elsewhere.stop() }
+
+        var away = config
+        away.airQuality = AirQualitySettings(url: elsewhere.baseURL)
+        rig.reload(to: away, from: config)
+        feed.apply(away, previous: config)
+        feed.feed.waitForQueuedWork()
+        XCTAssertNil(feed.account.quietPeriod, "another server of its own")
+        var moved = away
+        moved.provider = ProviderSettings(url: refusing.baseURL)
+        rig.reload(to: moved, from: away)
+        feed.apply(moved, previous: away)
+        XCTAssertEqual(rig.refresher.account.quietPeriod?.until, quiet.until, "the refusal the air quality left")
+        rig.clock.advance(by: 60)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(forecastsAsked.withLockedValue { $0 }, 0, "the refused day is not asked")
+    }
+
     /// A round trip to a mirror: the air quality's own account started with the calls the
     /// weather's knew of the public host, so taking it back in must not count those twice.
     func testARoundTripCountsTheCallsCarriedOverOnce() {

@@ -29,7 +29,8 @@ extension QuotaAccount {
                 save(&state)
             }
             return QuotaReservation(
-                places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url)
+                places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url,
+                keyed: state.keyed)
         }
     }
 
@@ -38,7 +39,7 @@ extension QuotaAccount {
     /// while the batch was out keeps them (the batch asked it), not the one asked now, and so
     /// does a linked account asking that owner now.
     public func settle(_ batch: QuotaReservation, spent: Double, at now: Double) {
-        let asked = state.withLockedValue { state -> Bool in
+        let linked = state.withLockedValue { state -> [QuotaAccount] in
             // Whatever the quota is now: a reload may have dropped it while the batch was out.
             if state.reserved > 0 {
                 // Fractional weights settled in another order than reserved leave binary residue
@@ -49,16 +50,15 @@ extension QuotaAccount {
             guard state.owns(batch) else {
                 state.left[state.leftKey(batch.provider, batch.url) ?? batch.owner, default: batch.emptyState]
                     .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
-                return false
+                // Taken under this lock, so that an account linked meanwhile has either the
+                // calls in what it carried over or them forwarded, never both or neither.
+                return linkedAccounts(asking: batch)
             }
             state.ledger.record(spent, at: now, keeping: state.horizon)
             if !state.quota.limits.isEmpty { save(&state) }
-            return true
+            return []
         }
-        guard !asked else { return }
-        for linked in linkedAccounts(counting: batch.provider, batch.url) {
-            linked.settle(linked.askingNow, spent: spent, at: now)
-        }
+        for account in linked { account.settle(account.askingNow, spent: spent, at: now) }
     }
 
     /// Whether `batch` asked the owner the account has now (not one a reload left meanwhile).
@@ -69,7 +69,9 @@ extension QuotaAccount {
     /// The owner the account asks now, with no places reserved: what a batch that asked the same
     /// quota through another account is filed as here.
     var askingNow: QuotaReservation {
-        state.withLockedValue { QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url) }
+        state.withLockedValue {
+            QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url, keyed: $0.keyed)
+        }
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`

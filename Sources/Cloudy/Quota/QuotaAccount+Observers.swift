@@ -2,8 +2,9 @@ import NIOConcurrencyHelpers
 
 /// The feeds of one `QuotaAccount` hear of each other's quiet periods as they begin.
 extension QuotaAccount {
-    /// Calls `notify` with `owner` (on the refused feed's queue) whenever a feed of the account
-    /// begins a quiet period, so the other feeds' places can say so before their own next step.
+    /// Calls `notify` with `owner` (on the refused feed's queue, or a linked account's feed's:
+    /// `QuotaAccount.linkedAccount`) whenever a feed of the account begins a quiet period, so the
+    /// other feeds' places can say so before their own next step.
     /// It must not block. The account holds `owner` weakly and forgets `notify` once it is gone.
     public func observeQuietPeriods<Owner: AnyObject & Sendable>(
         for owner: Owner, _ notify: @escaping @Sendable (Owner, QuietPeriod) -> Void

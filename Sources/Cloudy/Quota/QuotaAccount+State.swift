@@ -3,6 +3,8 @@ extension QuotaAccount {
     struct State {
         var provider: ProviderName
         var url: String
+        /// The owner is asked with a key (`QuotaState.keyed`).
+        var keyed = false
         /// The quota in force; pacing keeps each window within `RefreshPlan.margin` of it.
         var quota: Quota
         var ledger = CallLedger()
@@ -22,6 +24,19 @@ extension QuotaAccount {
         var left: [String: QuotaState] = [:]
 
         var owner: String { QuotaState.owner(provider, url) }
+
+        /// What the account knows of the owner `shares` names: its own owner's, or else the one
+        /// a reload left that was refused longest (should two servers of the quota have been
+        /// left). A keyed owner's is no other's.
+        func kept(sharedWith shares: (ProviderName, String) -> Bool) -> QuotaState? {
+            if !keyed, shares(provider, url) {
+                return QuotaState(
+                    provider: provider, url: url, ledger: ledgerWithBatchesOut(at: reservedAt), quietPeriod: quietPeriod
+                )
+            }
+            return left.values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
+                .max { ($0.quietPeriod?.until ?? 0, $0.owner) < ($1.quietPeriod?.until ?? 0, $1.owner) }
+        }
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 

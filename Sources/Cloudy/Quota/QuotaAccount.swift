@@ -29,15 +29,15 @@ public final class QuotaAccount: Sendable {
     /// another owner is held in memory for a reload back). `carried`: what another account
     /// knows of the same quota (`kept(sharedWith:)`), for an account that takes it over.
     /// `upstream` names who a quiet period holds back when it is not the provider's own API
-    /// (`QuietPeriod.upstream`).
+    /// (`QuotaState.upstream`); `keyed`, that the owner is asked with a key (`QuotaState.keyed`).
     public init(
         provider: ProviderName, upstream: String? = nil, url: String, quota: Quota, file: URL?, now: Double,
-        logger: Logger, carried: QuotaState? = nil
+        logger: Logger, carried: QuotaState? = nil, keyed: Bool = false
     ) {
         self.file = file
         self.logger = logger
         self.upstream = upstream
-        var initial = State(provider: provider, url: url, quota: quota)
+        var initial = State(provider: provider, url: url, keyed: keyed, quota: quota)
         let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger) }
         // A refusal kept elsewhere holds no longer than its owner's longest (an edited file).
         func stillInForce(_ quiet: QuietPeriod?, of owner: ProviderName = provider) -> QuietPeriod? {
@@ -54,7 +54,7 @@ public final class QuotaAccount: Sendable {
             kept.logStartingAfresh(for: provider, url: url, file: file, logger: logger)
             initial.left[kept.owner] = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
-                quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider))
+                quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed)
         } else if let kept = fromFile {
             initial.ledger = kept.ledger
             initial.quietPeriod = stillInForce(kept.quietPeriod)
@@ -72,18 +72,10 @@ public final class QuotaAccount: Sendable {
     /// What this account knows of the owner `shares` names (given a provider and URL): its own
     /// owner's, or one a reload left. A feed that leaves the account for one of its own on the
     /// same quota (the air quality on Open-Meteo's public host, the forecast moved to a mirror)
-    /// carries it over, so a refusal for the day still holds there.
+    /// carries it over, so a refusal for the day still holds there. An owner asked with a key
+    /// (the commercial API) shares its quota with no one.
     public func kept(sharedWith shares: (ProviderName, String) -> Bool) -> QuotaState? {
-        state.withLockedValue { state in
-            if shares(state.provider, state.url) {
-                return QuotaState(
-                    provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.reservedAt),
-                    quietPeriod: state.quietPeriod)
-            }
-            // The one refused longest, should two servers of the quota have been left.
-            return state.left.values.filter { shares($0.provider, $0.url) }
-                .max { ($0.quietPeriod?.until ?? 0, $0.owner) < ($1.quietPeriod?.until ?? 0, $1.owner) }
-        }
+        state.withLockedValue { $0.kept(sharedWith: shares) }
     }
 
     /// The owner's refusal in force (or lifted but not yet noticed by a feed).
@@ -102,18 +94,22 @@ public final class QuotaAccount: Sendable {
     /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
     /// while the public host refused for its day). A URL respelled for the same server (a path,
     /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold.
-    /// What a linked account asking the new owner knows of it (the air quality alone on the
-    /// server the forecast moves to) is taken in at once, before the forecast asks it.
+    /// What a linked account asking the new owner's quota knows of it (the air quality alone on
+    /// the server the forecast moves to) is taken in at once, before the forecast asks it, unless
+    /// the new owner is asked with a key (`keyed`: the key's quota is another).
     /// Returns whether the owner changed.
     @discardableResult
-    public func update(provider: ProviderName, url: String, quota: Quota) -> Bool {
-        let known = linkedAccounts(counting: provider, url).compactMap { $0.kept { _, _ in true } }
+    public func update(provider: ProviderName, url: String, quota: Quota, keyed: Bool = false) -> Bool {
+        let asking = QuotaReservation(places: 0, callsPerPlace: 0, provider: provider, url: url, keyed: keyed)
+        let known = linkedAccounts(asking: asking).compactMap { $0.kept { _, _ in true } }
         return state.withLockedValue { state in
             state.quota = quota
+            defer { state.keyed = keyed }
             guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
             _ = state.takeLeft(state.provider, state.url)  // an older spelling of the same server
             state.left[state.owner] = QuotaState(
-                provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod)
+                provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
+                keyed: state.keyed ? true : nil)
             state.provider = provider
             state.url = url
             let back = state.takeLeft(provider, url)
@@ -146,14 +142,17 @@ public final class QuotaAccount: Sendable {
     /// a reload back, and holds nothing here now (nil); a linked account asking that owner now
     /// begins it.
     public func beginQuietPeriod(reason: String, until: Double, refusing batch: QuotaReservation) -> QuietPeriod? {
+        var linked: [QuotaAccount] = []
         let period = state.withLockedValue { state -> QuietPeriod? in
             guard state.owns(batch) else {
+                linked = linkedAccounts(asking: batch)  // under this lock, as `settle` takes them
                 let key = state.leftKey(batch.provider, batch.url) ?? batch.owner
                 let left = state.left[key, default: batch.emptyState]
                 if (left.quietPeriod?.until ?? 0) < until {
                     state.left[key] = QuotaState(
                         provider: left.provider, url: left.url, ledger: left.ledger,
-                        quietPeriod: QuietPeriod(provider: left.provider, reason: reason, until: until))
+                        quietPeriod: QuietPeriod(provider: left.provider, reason: reason, until: until),
+                        keyed: left.keyed)
                 }
                 return nil
             }
@@ -164,8 +163,8 @@ public final class QuotaAccount: Sendable {
             return period
         }
         guard let period else {  // the owner left
-            for linked in linkedAccounts(counting: batch.provider, batch.url) {
-                _ = linked.beginQuietPeriod(reason: reason, until: until, refusing: linked.askingNow)
+            for account in linked {
+                _ = account.beginQuietPeriod(reason: reason, until: until, refusing: account.askingNow)
             }
             return nil
         }
@@ -195,8 +194,10 @@ public final class QuotaAccount: Sendable {
         // set back.
         let ledger = state.ledgerWithBatchesOut(at: max(state.reservedAt, state.ledger.entries.last?.time ?? 0))
         do {
-            try QuotaState(provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod)
-                .write(to: file)
+            try QuotaState(
+                provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
+                keyed: state.keyed ? true : nil
+            ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])
             }

@@ -7,10 +7,14 @@ public struct QuotaReservation: Sendable, Equatable {
     public let callsPerPlace: Double
     let provider: ProviderName
     let url: String
+    /// Sent with a key: its calls and refusal are the key's quota, never another account's.
+    var keyed = false
 
     /// The owner asked, as `QuotaAccount` keys the ones a reload left.
     var owner: String { QuotaState.owner(provider, url) }
 
     /// What the account keeps of the owner when it knows nothing of it yet.
-    var emptyState: QuotaState { QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil) }
+    var emptyState: QuotaState {
+        QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed ? true : nil)
+    }
 }

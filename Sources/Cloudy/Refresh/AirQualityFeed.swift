@@ -33,8 +33,10 @@ public final class AirQualityFeed: ScheduledFeed {
         let client: CurlHTTPClient
         /// `refresh.timeout`, which the source's requests read: a reload sets it here.
         let timeout: RequestTimeout
-        /// What the accounts of its own that a reload left knew (by owner), for a reload back.
-        let leftOwn = NIOLockedValueBox<[String: QuotaState]>([:])
+        /// The accounts of its own that a reload left (by owner), for a reload back. Kept, not
+        /// copied: they stay linked to the weather's, so they go on hearing of that quota's
+        /// refusals, and a reload of the forecast onto their quota finds what they know.
+        let leftOwn = NIOLockedValueBox<[String: QuotaAccount]>([:])
         let logger: Logger
         let clock: ExporterClock
     }
@@ -95,13 +97,14 @@ public final class AirQualityFeed: ScheduledFeed {
         // account of its own on the quota the weather's now spends (the forecast moved to the
         // server the air quality asked alone) is taken in, so its refusal still holds there.
         feed.stop(timeout: Feed<AirQualityReport>.stopWait)
-        if case .own = Self.spending(previous), let kept = feed.account.kept(sharedWith: { _, _ in true }) {
+        if case .own = Self.spending(previous) {
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
             let left = previous.airQuality ?? AirQualitySettings()
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
-                parts.weather.account.absorb(kept)  // which knows it from now on
+                // The weather's account knows it from now on.
+                if let kept = feed.account.kept(sharedWith: { _, _ in true }) { parts.weather.account.absorb(kept) }
             } else {
-                parts.leftOwn.withLockedValue { $0[kept.owner] = kept }
+                parts.leftOwn.withLockedValue { $0[feed.account.askingNow.owner] = feed.account }
             }
         }
         let next = parts.feed(config, spending: spending)
@@ -137,22 +140,25 @@ extension AirQualityFeed.Parts {
     private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
-        // Kept in memory only: quota.json is the weather's account. It starts where a reload
-        // left an account of its own on this server (a reload back), or else with what the
-        // weather's account knows of the same quota: the server both asked before a reload moved
-        // the forecast to a mirror (or before a restart), whose refusal for the day still holds.
+        // Kept in memory only: quota.json is the weather's account. It is the one a reload left
+        // on this server (a reload back), or else starts with what the weather's account knows
+        // of the same quota (the server both asked before a reload moved the forecast to a
+        // mirror, or before a restart, whose refusal for the day still holds), linked to it.
+        let quota = config.replicaShare(of: settings.ownQuota)
+        let asking = QuotaReservation(places: 0, callsPerPlace: 0, provider: settings.quotaOwner, url: settings.url)
         let back = leftOwn.withLockedValue { left in
-            left.first { $0.value.isFor(settings.quotaOwner, url: settings.url) }.flatMap {
-                left.removeValue(forKey: $0.key)
-            }
+            left.first { $0.value.isAsking(asking) }.flatMap { left.removeValue(forKey: $0.key) }
         }
-        let own = QuotaAccount(
-            provider: settings.quotaOwner, upstream: upstream, url: settings.url,
-            quota: config.replicaShare(of: settings.ownQuota), file: nil, now: clock.now(), logger: logger,
-            carried: back ?? weather.account.kept(sharedWith: settings.countsWith))
-        // From now on each hears of the other's refusals of that quota as they come back.
-        weather.account.link(own) { settings.countsWith($0, url: $1) }
-        return own
+        if let back {
+            back.update(provider: settings.quotaOwner, url: settings.url, quota: quota)
+            return back
+        }
+        let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }
+        return weather.account.linkedAccount(counting: sharedQuota) { carried in
+            QuotaAccount(
+                provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota, file: nil,
+                now: clock.now(), logger: logger, carried: carried)
+        }
     }
 
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {

@@ -74,7 +74,8 @@ extension Feed {
             logger.info(
                 "a server a reload left refuses for its quota; it is not asked before this lifts",
                 metadata: [
-                    "provider": "\(source.providerLabel)", "url": "\(batch.url)", "reason": "\(refusal.message)",
+                    "provider": "\(source.providerLabel)", "quota_owner": "\(batch.owner)",
+                    "reason": "\(refusal.message)",
                     "until": "\(QuietPeriod.utcTime(until))",
                 ])
             return nil

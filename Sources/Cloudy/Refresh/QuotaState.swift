@@ -12,6 +12,12 @@ public struct QuotaState: Codable, Equatable, Sendable {
     var url: String
     var ledger: CallLedger
     var quietPeriod: QuietPeriod?
+    /// True when the calls were sent with a key (Open-Meteo's commercial API): that quota is the
+    /// key's, shared with no feed asking without one. Absent (nil) without a key.
+    var keyed: Bool?
+
+    /// Whether the calls were sent with a key (`keyed`).
+    var isKeyed: Bool { keyed == true }
 
     /// Far above what a month of batches every few seconds takes (the ledger merges old entries).
     static let maxFileBytes = 4 << 20

@@ -41,7 +41,8 @@ public final class Refresher: ScheduledFeed {
         geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
         account = QuotaAccount(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
-            file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger)
+            file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger,
+            keyed: config.provider.apiKey != nil)
         let timeout = RequestTimeout(config.refresh.timeout)
         self.timeout = timeout
         feed = Feed(
@@ -78,7 +79,9 @@ public final class Refresher: ScheduledFeed {
         let lanesChanged =
             config.provider.name == .openMeteo && config.refresh.parallelRequests != previous.refresh.parallelRequests
         let budget = callBudget(config)
-        let restart = account.update(provider: config.provider.name, url: config.provider.url, quota: budget.quota)
+        let restart = account.update(
+            provider: config.provider.name, url: config.provider.url, quota: budget.quota,
+            keyed: config.provider.apiKey != nil)
         geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
         timeout.seconds = config.refresh.timeout
         let source =
