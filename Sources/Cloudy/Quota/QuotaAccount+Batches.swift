@@ -76,13 +76,22 @@ extension QuotaAccount {
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
     /// itself, or when a past batch leaves a window. A batch still out counts as spent now, and
-    /// for a feed that is `yielding`, the first claim.
+    /// for a feed that is `yielding`, the first claim; but the claim ends when the weather has
+    /// asked its places, not when it leaves a window (a day's, when the day is nearly spent), so
+    /// a feed that waits for it alone looks again a minute on (`claimRecheck`).
     public func nextRoom(callsPerPlace: Double, after now: Double, yielding: Bool = false) -> Double {
         state.withLockedValue { state in
-            state.ledgerWithBatchesOut(at: now, yielding: yielding).nextRoom(
+            let room = state.ledgerWithBatchesOut(at: now, yielding: yielding).nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
+            guard yielding, state.firstClaim > 0 else { return room }
+            let roomBesideTheClaim = state.ledgerWithBatchesOut(at: now).nextRoom(
+                callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
+            return min(room, max(roomBesideTheClaim, now + Self.claimRecheck))
         }
     }
+
+    /// How long a feed that yields to the first claim waits before it looks again.
+    static var claimRecheck: Double { 60 }
 
     /// Claims the quota first for `calls` (0: none): what the weather's refresh under way still
     /// means to spend. The other feeds of the account yield to it (`reserve(yielding:)`): they
