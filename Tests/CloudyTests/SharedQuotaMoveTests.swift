@@ -11,6 +11,17 @@ import XCTest
 final class SharedQuotaMoveTests: XCTestCase {
     static let daily = "Daily API request limit exceeded. Please try again tomorrow."
 
+    /// An Open-Meteo that refuses every request for its day, counting the forecasts asked.
+    static func refusingServer() throws -> (ScriptedHTTPServer, forecastsAsked: NIOLockedValueBox<Int>) {
+        let refusal = Array("{\"error\":true,\"reason\":\"\(daily)\"}".utf8)
+        let forecastsAsked = NIOLockedValueBox(0)
+        let server = try ScriptedHTTPServer { head in
+            if head.uri.hasPrefix("/v1/forecast") { forecastsAsked.withLockedValue { $0 += 1 } }
+            return .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        return (server, forecastsAsked)
+    }
+
     func testAReloadThatMovesTheForecastToAMirrorKeepsTheAirQualityQuiet() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
@@ -136,12 +147,7 @@ final class SharedQuotaMoveTests: XCTestCase {
     func testAReloadOfTheForecastOntoTheAirQualitysRefusingServerKeepsTheRefusal() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
-        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
-        let forecastsAsked = NIOLockedValueBox(0)
-        let refusing = try ScriptedHTTPServer { head in
-            if head.uri.hasPrefix("/v1/forecast") { forecastsAsked.withLockedValue { $0 += 1 } }
-            return .respond(status: .tooManyRequests, headers: [], body: refusal)
-        }
+        let (refusing, forecastsAsked) = try Self.refusingServer()
         defer { refusing.stop() }
         let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
         defer { feed.stop(timeout: 0.5) }
@@ -173,12 +179,7 @@ final class SharedQuotaMoveTests: XCTestCase {
     func testAnAccountTheAirQualityLeftStillHoldsTheForecastOnItsServer() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
-        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
-        let forecastsAsked = NIOLockedValueBox(0)
-        let refusing = try ScriptedHTTPServer { head in
-            if head.uri.hasPrefix("/v1/forecast") { forecastsAsked.withLockedValue { $0 += 1 } }
-            return .respond(status: .tooManyRequests, headers: [], body: refusal)
-        }
+        let (refusing, forecastsAsked) = try Self.refusingServer()
         defer { refusing.stop() }
         let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
         defer { feed.stop(timeout: 0.5) }
