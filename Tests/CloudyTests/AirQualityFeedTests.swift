@@ -62,26 +62,6 @@ final class AirQualityFeedTests: XCTestCase {
         return config
     }
 
-    /// The forecast has the first claim on the quota both spend: an air-quality refresh whose
-    /// timer fires first leaves the room the forecast's places need, so the forecast (and
-    /// `/readyz`) is not held a minute for the air quality.
-    func testTheForecastHasTheFirstClaimOnTheWindowBothSpend() throws {
-        try answer()
-        // 4 places: 11.6 calls of forecast, 6.4 of air quality; 90 % of 15 holds 13.5.
-        _ = start(places: 4, limits: [.minute: 15, .hour: 10_000], weatherLast: true)
-        rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.map(isAirQuality), [true, false], "the air quality's timer fired first")
-        XCTAssertEqual(rig.asked.first?.places, 1, "1.9 calls left beside the forecast's claim: one place")
-        XCTAssertEqual(rig.asked.last?.places, 4, "every forecast place at once")
-        XCTAssertEqual(rig.placesUp, 4)
-        rig.clock.advance(by: 185)
-        XCTAssertEqual(rig.asked.filter(isAirQuality).map(\.places).reduce(0, +), 4, "the air quality paced after it")
-        for request in rig.asked {
-            let inMinute = rig.asked.filter { $0.time > request.time - 60 && $0.time <= request.time }
-            XCTAssertLessThanOrEqual(inMinute.map(weight).reduce(0, +), 13.5 + 1e-9, "up to \(request.time)")
-        }
-    }
-
     func testBothFeedsSpendOneLedgerAndPaceWithinTheWindow() throws {
         try answer()
         // Four places cost 11.6 calls of forecast and 6.4 of air quality; 90 % of 15 holds 13.5.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import XCTest
 
@@ -69,6 +70,7 @@ final class LinkedQuotaAccountTests: XCTestCase {
             XCTAssertTrue(weather.update(provider: .openMeteo, url: url, quota: .freeTier(ProviderSettings(url: url))))
             XCTAssertEqual(weather.quietPeriod?.until, knows ? now + 3600 : nil, url)
             XCTAssertEqual(weather.spent(inLast: 86_400, at: now + 20), knows ? 40 : 0, url)
+            withExtendedLifetime(own) {}
         }
     }
 
@@ -91,6 +93,35 @@ final class LinkedQuotaAccountTests: XCTestCase {
         weather.update(provider: .openMeteo, url: host, quota: .unlimited, keyed: true)
         XCTAssertEqual(weather.quietPeriod?.until, now + 3600, "its own refusal, kept for it")
         XCTAssertEqual(weather.spent(inLast: 86_400, at: now + 3), 100)
+    }
+
+    /// A key added on the same URL is another quota: the paying forecast is not held by the free
+    /// one's refusal, and the air quality left on the free one still is, after a reload and
+    /// after a restart (quota.json keeps whether a key was used).
+    func testAKeyAddedOnTheSameURLIsAnotherQuota() throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: storage) }
+        let file = QuotaState.file(in: storage.path)
+        let (free, paid) = (Quota.freeTier(ProviderSettings()), Quota(limits: [.day: 1_000_000]))
+        let weather = QuotaAccount(provider: .openMeteo, url: host, quota: free, file: file, now: now, logger: logger)
+        _ = weather.beginQuietPeriod(reason: daily, until: now + 3600)
+        let restarted = QuotaAccount(
+            provider: .openMeteo, url: host, quota: paid, file: file, now: now + 60, logger: logger, keyed: true)
+        XCTAssertNil(restarted.quietPeriod, "restarted with a key: the key's quota")
+        XCTAssertEqual(airQuality(of: restarted).quietPeriod?.until, now + 3600, "the free one's refusal")
+
+        XCTAssertTrue(weather.update(provider: .openMeteo, url: host, quota: paid, keyed: true))
+        XCTAssertNil(weather.quietPeriod, "reloaded with a key")
+        XCTAssertEqual(airQuality(of: weather).quietPeriod?.until, now + 3600)
+        weather.settle(places: 3, callsPerPlace: 1, spent: 3, at: now + 61)
+        XCTAssertEqual(QuotaState.read(from: file, logger: logger)?.keyed, true, "written with a key")
+        let again = QuotaAccount(
+            provider: .openMeteo, url: host, quota: paid, file: file, now: now + 62, logger: logger, keyed: true)
+        XCTAssertEqual(again.spent(inLast: 3600, at: now + 62), 3, "the key's calls, read back")
+        let withoutKey = QuotaAccount(
+            provider: .openMeteo, url: host, quota: free, file: file, now: now + 63, logger: logger)
+        XCTAssertEqual(withoutKey.spent(inLast: 3600, at: now + 63), 0, "not the free quota's")
     }
 
     /// A batch out across two reloads that come back to its server spelt otherwise (`localhost`

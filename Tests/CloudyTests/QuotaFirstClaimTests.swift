@@ -26,18 +26,32 @@ final class QuotaFirstClaimTests: XCTestCase {
         XCTAssertEqual(fresh.reserve(upTo: 5, callsPerPlace: 1, at: now, yielding: true).places, 5, "claim given up")
     }
 
-    /// A claim that fills what is left of the day holds a feed that yields a minute at a time, not
-    /// until the claim would leave the day's window: the weather asks its places within minutes.
-    func testAFeedThatYieldsLooksAgainAMinuteOn() {
+    /// A claim that fills what is left of the day holds a feed that yields a few seconds at a
+    /// time, not until the claim would leave the day's window: the weather reserves its batch
+    /// moments after it is due.
+    func testAFeedThatYieldsLooksAgainSoon() {
         let account = QuotaAccount(
             provider: .openMeteo, url: host, quota: Quota(limits: [.day: 100]), file: nil, now: now - 1000,
             logger: logger)
         account.settle(places: 80, callsPerPlace: 1, spent: 80, at: now - 1000)
         account.claimFirst(15)  // 80 + 15 of the 90 pacing allows
         XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now, yielding: true).places, 0)
-        XCTAssertEqual(account.nextRoom(callsPerPlace: 1, after: now, yielding: true), now + 60)
+        XCTAssertEqual(
+            account.nextRoom(callsPerPlace: 1, after: now, yielding: true), now + QuotaAccount.claimRecheck)
         XCTAssertEqual(account.nextRoom(callsPerPlace: 1, after: now), now, "the claim's own feed")
         account.claimFirst(0)
         XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now + 60, yielding: true).places, 5)
+    }
+
+    /// A claim counts from when the weather's refresh is due: the timer of another feed that
+    /// fires then, first, leaves it its room; before then the claim holds nothing.
+    func testAClaimCountsFromWhenTheRefreshIsDue() {
+        let account = QuotaAccount(
+            provider: .openMeteo, url: host, quota: Quota(limits: [.minute: 10]), file: nil, now: now, logger: logger)
+        account.claimFirst(8, from: now + 600)
+        XCTAssertEqual(account.nextRoom(callsPerPlace: 1, after: now, yielding: true), now)
+        XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now, yielding: true).places, 5)
+        account.settle(places: 5, callsPerPlace: 1, spent: 5, at: now + 1)
+        XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now + 600, yielding: true).places, 1)
     }
 }

@@ -203,6 +203,42 @@ final class SharedQuotaMoveTests: XCTestCase {
         XCTAssertEqual(forecastsAsked.withLockedValue { $0 }, 0, "the refused day is not asked")
     }
 
+    /// An account the air quality left is taken up again on a reload back, with what the
+    /// forecast learned of its quota meanwhile: the forecast, moved onto that server while the
+    /// air quality was elsewhere, was refused there for the day.
+    func testAnAccountTakenUpAgainKnowsWhatTheForecastLearnedMeanwhile() throws {
+        let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
+        defer { rig.stop() }
+        let refusal = Array("{\"error\":true,\"reason\":\"\(Self.daily)\"}".utf8)
+        let airQuality = try TestPaths.fixtureBytes("open-meteo-air-quality.json")
+        let server = try ScriptedHTTPServer { head in
+            head.uri.hasPrefix("/v1/air-quality")
+                ? .respond(status: .ok, headers: [], body: airQuality)
+                : .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        defer { server.stop() }
+        let (feed, config) = rig.startWithAirQuality(at: server.baseURL)
+        defer { feed.stop(timeout: 0.5) }
+        let (elsewhere, _) = try rig.mirror()
+        defer { elsewhere.stop() }
+        // The air quality away, the forecast onto its server (refused there) and back, the air
+        // quality back.
+        var away = config
+        away.airQuality = AirQualitySettings(url: elsewhere.baseURL)
+        var forecastThere = away
+        forecastThere.provider = ProviderSettings(url: server.baseURL)
+        let steps = [config, away, forecastThere, away, config]
+        for (previous, next) in zip(steps, steps.dropFirst()) {
+            rig.reload(to: next, from: previous)
+            feed.apply(next, previous: previous)
+            rig.clock.advance(by: 0)
+            rig.refresher.waitForQueuedWork()
+            feed.feed.waitForQueuedWork()
+        }
+        let refused = QuietPeriod.lift(after: .day, now: rig.clock.now())
+        XCTAssertEqual(feed.account.quietPeriod?.until, refused, "the forecast's refusal on the server taken up again")
+    }
+
     /// A round trip to a mirror: the air quality's own account started with the calls the
     /// weather's knew of the public host, so taking it back in must not count those twice.
     func testARoundTripCountsTheCallsCarriedOverOnce() {

@@ -93,7 +93,7 @@ final class StorageFileTests: XCTestCase {
             "the same server, respelled")
         XCTAssertNil(
             QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8081", logger: log.logger))
-        let told = log.entries(containing: "the quota state file is for another provider or server")
+        let told = log.entries(containing: "the quota state file is for another provider, server or key")
         XCTAssertEqual(told.count, 1)
         XCTAssertEqual(told.first?.metadata["kept_for"], "open-meteo http://localhost:8080")
         let replacing = QuotaAccount(

@@ -120,7 +120,8 @@ extension QuotaAccount {
     func batchOut(places: Int, callsPerPlace: Double) -> QuotaReservation {
         let asking = askingNow
         return QuotaReservation(
-            places: places, callsPerPlace: callsPerPlace, provider: asking.provider, url: asking.url)
+            places: places, callsPerPlace: callsPerPlace, provider: asking.provider, url: asking.url,
+            keyed: asking.keyed)
     }
 
     /// Settles `places` reserved places of the owner asked now.

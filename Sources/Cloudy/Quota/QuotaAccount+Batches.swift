@@ -10,7 +10,7 @@ extension QuotaAccount {
     ) -> QuotaReservation {
         state.withLockedValue { state in
             var fit = state.ledger.affordablePlaces(callsPerPlace: callsPerPlace, quota: state.pacingQuota, at: now)
-            if state.out(yielding: yielding) > 0, !state.quota.limits.isEmpty {
+            if state.out(yielding: yielding, at: now) > 0, !state.quota.limits.isEmpty {
                 // Another feed's batch is out, or the places of the first claim wait: they count
                 // as spent now, and no place goes alone.
                 let withOut = state.ledgerWithBatchesOut(at: now, yielding: yielding)
@@ -48,8 +48,11 @@ extension QuotaAccount {
                 state.reserved = left < 1e-9 ? 0 : left
             }
             guard state.owns(batch) else {
-                state.left[state.leftKey(batch.provider, batch.url) ?? batch.owner, default: batch.emptyState]
-                    .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
+                state.left[
+                    state.leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner,
+                    default: batch.emptyState
+                ]
+                .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
                 // Taken under this lock, so that an account linked meanwhile has either the
                 // calls in what it carried over or them forwarded, never both or neither.
                 return linkedAccounts(asking: batch)
@@ -83,21 +86,27 @@ extension QuotaAccount {
         state.withLockedValue { state in
             let room = state.ledgerWithBatchesOut(at: now, yielding: yielding).nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
-            guard yielding, state.firstClaim > 0 else { return room }
+            guard state.claim(yielding: yielding, at: now) > 0 else { return room }
             let roomBesideTheClaim = state.ledgerWithBatchesOut(at: now).nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
             return min(room, max(roomBesideTheClaim, now + Self.claimRecheck))
         }
     }
 
-    /// How long a feed that yields to the first claim waits before it looks again.
-    static var claimRecheck: Double { 60 }
+    /// How long a feed that yields to the first claim waits before it looks again: the weather
+    /// reserves its batch (and gives the claim up) moments after its refresh is due.
+    static var claimRecheck: Double { 10 }
 
-    /// Claims the quota first for `calls` (0: none): what the weather's refresh under way still
-    /// means to spend. The other feeds of the account yield to it (`reserve(yielding:)`): they
-    /// count it as spent now, so the air quality's batches never take the room of a window the
-    /// forecast waits for, and the forecast (and `/readyz`) is not held a window for them.
-    public func claimFirst(_ calls: Double) {
-        state.withLockedValue { $0.firstClaim = max(0, calls) }
+    /// Claims the quota first for `calls` (0: none) from `from` on: what the weather's refresh
+    /// due then means to spend, until its first batch is reserved. The other feeds of the account
+    /// yield to it (`reserve(yielding:)`): from then on they count it as spent, so an air-quality
+    /// batch whose timer fires first does not take the room of the window the forecast's first
+    /// batch goes in, and the forecast (and `/readyz`) is not held a window for it. A paced
+    /// refresh claims nothing for its later batches: there each feed takes its turn.
+    public func claimFirst(_ calls: Double, from: Double = 0) {
+        state.withLockedValue { state in
+            state.firstClaim = max(0, calls)
+            state.firstClaimFrom = from
+        }
     }
 }

@@ -12,9 +12,10 @@ extension QuotaAccount {
         var reserved = 0.0
         /// When the latest batch out went.
         var reservedAt = 0.0
-        /// Calls the feed with the first claim on the quota (the weather's) still means to spend
-        /// in its refresh under way (`QuotaAccount.claimFirst`).
+        /// Calls the feed with the first claim on the quota (the weather's) means to spend in the
+        /// refresh due at `firstClaimFrom` (`QuotaAccount.claimFirst`).
         var firstClaim = 0.0
+        var firstClaimFrom = 0.0
         var quietPeriod: QuietPeriod?
         /// Why the last write of the file failed; nil when it worked (or none was tried).
         var saveFailure: String?
@@ -23,7 +24,7 @@ extension QuotaAccount {
         /// them (kept in memory only).
         var left: [String: QuotaState] = [:]
 
-        var owner: String { QuotaState.owner(provider, url) }
+        var owner: String { QuotaState.owner(provider, url, keyed: keyed) }
 
         /// What the account knows of the owner `shares` names: its own owner's, or else the one
         /// a reload left that was refused longest (should two servers of the quota have been
@@ -40,29 +41,33 @@ extension QuotaAccount {
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
-        /// Calls counted as spent now beside the ledger: the batches out, and for a feed that
-        /// yields, the first claim.
-        func out(yielding: Bool) -> Double { reserved + (yielding ? firstClaim : 0) }
+        /// The first claim a feed that yields counts at `time`: once its refresh is due.
+        func claim(yielding: Bool, at time: Double) -> Double {
+            yielding && time >= firstClaimFrom ? firstClaim : 0
+        }
+        /// Calls counted as spent at `time` beside the ledger: the batches out, and for a feed
+        /// that yields, the first claim.
+        func out(yielding: Bool, at time: Double) -> Double { reserved + claim(yielding: yielding, at: time) }
         /// The ledger with the batches out (and for a feed that yields, the first claim) counted
         /// as spent at `time`.
         func ledgerWithBatchesOut(at time: Double, yielding: Bool = false) -> CallLedger {
             var ledger = self.ledger
-            let out = out(yielding: yielding)
+            let out = out(yielding: yielding, at: time)
             if out > 0 { ledger.record(out, at: time, keeping: horizon) }
             return ledger
         }
         /// Whether `batch` asked the owner the account has now, however either URL is spelt.
         func owns(_ batch: QuotaReservation) -> Bool {
-            batch.provider == provider && ProviderSettings.isSameServer(batch.url, url)
+            batch.provider == provider && ProviderSettings.isSameServer(batch.url, url) && batch.keyed == keyed
         }
-        /// Where what a reload left of `provider` at `url`'s server is kept, however the URL was
-        /// spelt; nil when nothing is.
-        func leftKey(_ provider: ProviderName, _ url: String) -> String? {
-            left.first(where: { $0.value.isFor(provider, url: url) })?.key
+        /// Where what a reload left of `provider` at `url`'s server (with a key or without) is
+        /// kept, however the URL was spelt; nil when nothing is.
+        func leftKey(_ provider: ProviderName, _ url: String, keyed: Bool) -> String? {
+            left.first(where: { $0.value.isFor(provider, url: url, keyed: keyed) })?.key
         }
         /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
-        mutating func takeLeft(_ provider: ProviderName, _ url: String) -> QuotaState? {
-            leftKey(provider, url).flatMap { left.removeValue(forKey: $0) }
+        mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool) -> QuotaState? {
+            leftKey(provider, url, keyed: keyed).flatMap { left.removeValue(forKey: $0) }
         }
         /// Takes in what another account knew of this owner's quota (`QuotaAccount.absorb`): the
         /// ledger with more calls over the longest window, and the refusal that lasts longer.

@@ -17,7 +17,7 @@ public final class QuotaAccount: Sendable {
     /// Told of each quiet period as it begins; one whose owner is gone (a feed a reload replaced)
     /// is dropped at the next period or the next observer, whichever comes first.
     let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
-    /// Other feeds' accounts that count the same quota as an owner of this one (`link`).
+    /// Other feeds' accounts that count the same quota as an owner of this one (`linkedAccount`).
     let linked = NIOLockedValueBox<[LinkedAccount]>([])
     /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
     private let file: URL?
@@ -50,8 +50,8 @@ public final class QuotaAccount: Sendable {
             initial.ledger = carried.ledger
             initial.quietPeriod = stillInForce(carried.quietPeriod)
         }
-        if let file, let kept = fromFile, !kept.isFor(provider, url: url) {
-            kept.logStartingAfresh(for: provider, url: url, file: file, logger: logger)
+        if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed) {
+            kept.logStartingAfresh(for: provider, url: url, keyed: keyed, file: file, logger: logger)
             initial.left[kept.owner] = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
                 quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed)
@@ -93,7 +93,8 @@ public final class QuotaAccount: Sendable {
     /// period belong to the owner that was asked: they stay while it stays the same; another
     /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
     /// while the public host refused for its day). A URL respelled for the same server (a path,
-    /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold.
+    /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold. A
+    /// key added or removed (`keyed`) is another owner: the key's quota is not the free one.
     /// What a linked account asking the new owner's quota knows of it (the air quality alone on
     /// the server the forecast moves to) is taken in at once, before the forecast asks it, unless
     /// the new owner is asked with a key (`keyed`: the key's quota is another).
@@ -104,15 +105,16 @@ public final class QuotaAccount: Sendable {
         let known = linkedAccounts(asking: asking).compactMap { $0.kept { _, _ in true } }
         return state.withLockedValue { state in
             state.quota = quota
-            defer { state.keyed = keyed }
-            guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) else { return false }
-            _ = state.takeLeft(state.provider, state.url)  // an older spelling of the same server
+            guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) || state.keyed != keyed
+            else { return false }
+            _ = state.takeLeft(state.provider, state.url, keyed: state.keyed)  // an older spelling of the same server
             state.left[state.owner] = QuotaState(
                 provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
                 keyed: state.keyed ? true : nil)
             state.provider = provider
             state.url = url
-            let back = state.takeLeft(provider, url)
+            state.keyed = keyed
+            let back = state.takeLeft(provider, url, keyed: keyed)
             state.ledger = back?.ledger ?? CallLedger()
             state.quietPeriod = back?.quietPeriod
             for other in known { _ = state.takeIn(other, upstream: upstream) }
@@ -146,7 +148,7 @@ public final class QuotaAccount: Sendable {
         let period = state.withLockedValue { state -> QuietPeriod? in
             guard state.owns(batch) else {
                 linked = linkedAccounts(asking: batch)  // under this lock, as `settle` takes them
-                let key = state.leftKey(batch.provider, batch.url) ?? batch.owner
+                let key = state.leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner
                 let left = state.left[key, default: batch.emptyState]
                 if (left.quietPeriod?.until ?? 0) < until {
                     state.left[key] = QuotaState(

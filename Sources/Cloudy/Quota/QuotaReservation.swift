@@ -11,7 +11,7 @@ public struct QuotaReservation: Sendable, Equatable {
     var keyed = false
 
     /// The owner asked, as `QuotaAccount` keys the ones a reload left.
-    var owner: String { QuotaState.owner(provider, url) }
+    var owner: String { QuotaState.owner(provider, url, keyed: keyed) }
 
     /// What the account keeps of the owner when it knows nothing of it yet.
     var emptyState: QuotaState {

@@ -151,6 +151,8 @@ extension AirQualityFeed.Parts {
         }
         if let back {
             back.update(provider: settings.quotaOwner, url: settings.url, quota: quota)
+            // What the forecast learned of that quota while it asked that server meanwhile.
+            if let known = weather.account.kept(sharedWith: settings.countsWith) { back.absorb(known) }
             return back
         }
         let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }

@@ -29,19 +29,19 @@ extension Feed {
         return room > now ? room + Self.pacingMargin : nil
     }
 
-    /// Reserves the next batch of `run`: a feed with the first claim on its quota then claims
-    /// what the run still waits to ask; any other yields to that claim.
+    /// Reserves the next batch of `run`: a feed with the first claim on its quota has it
+    /// answered then, and gives it up; any other yields to that claim.
     func reserveBatch(of run: RefreshRun<Report>, at now: Double) -> QuotaReservation {
         let cost = schedule.callsPerPlace
         let batch = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now, yielding: !claimsQuotaFirst)
-        claimQuota(places: run.pending.count - batch.places)
+        claimQuota(places: 0)
         return batch
     }
 
-    /// Claims the quota first for `places` places about to be asked (0: none), when this feed
-    /// has the first claim (`QuotaAccount.claimFirst`).
-    func claimQuota(places: Int) {
-        if claimsQuotaFirst { account.claimFirst(Double(places) * schedule.callsPerPlace) }
+    /// Claims the quota first for `places` places of a refresh due at `from` (0 places: none),
+    /// when this feed has the first claim (`QuotaAccount.claimFirst`).
+    func claimQuota(places: Int, from: Double = 0) {
+        if claimsQuotaFirst { account.claimFirst(Double(places) * schedule.callsPerPlace, from: from) }
     }
 
     /// Tells the recorder when the next paced batch goes (nil: none waits), once per change;

@@ -238,9 +238,9 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// place or only those named; a refresh under way is given up.
     func arm(in delay: Double, only names: Set<String>? = nil, retryingNetwork: Bool = false) {
         run = nil
-        // A refresh due now claims the quota for its places at once, before another feed's
-        // timer can take the room; a later one, when it begins.
-        claimQuota(places: delay <= 0 ? names?.count ?? schedule.places.count : 0)
+        // The refresh armed claims the quota for its places from when it is due, so another
+        // feed's timer that fires first (the same interval, a reload) leaves it its room.
+        claimQuota(places: names?.count ?? schedule.places.count, from: clock.now() + max(0, delay))
         armedForNetwork = retryingNetwork
         armedOnly = names
         setTimer(in: delay) { [weak self] in

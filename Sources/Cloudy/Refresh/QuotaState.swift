@@ -36,13 +36,13 @@ public struct QuotaState: Codable, Equatable, Sendable {
         return state
     }
 
-    /// Says that the file, kept for another owner, does not count for `provider` at `url`.
-    func logStartingAfresh(for provider: ProviderName, url: String, file: URL, logger: Logger) {
+    /// Says that the file, kept for another owner, does not count for `provider` at `url`
+    /// (asked with a key when `keyed`).
+    func logStartingAfresh(for provider: ProviderName, url: String, keyed: Bool = false, file: URL, logger: Logger) {
         logger.info(
-            "the quota state file is for another provider or server; it starts afresh for this one",
+            "the quota state file is for another provider, server or key; it starts afresh for this one",
             metadata: [
-                "file": "\(file.path)", "kept_for": "\(self.provider.rawValue) \(self.url)",
-                "now_for": "\(provider.rawValue) \(url)",
+                "file": "\(file.path)", "kept_for": "\(owner)", "now_for": "\(Self.owner(provider, url, keyed: keyed))",
             ])
     }
 
@@ -70,14 +70,18 @@ public struct QuotaState: Codable, Equatable, Sendable {
     }
 
     /// `open-meteo https://api.open-meteo.com`.
-    var owner: String { Self.owner(provider, url) }
+    var owner: String { Self.owner(provider, url, keyed: isKeyed) }
 
     /// An owner's key among those a `QuotaAccount` keeps: `<provider> <url>`.
-    static func owner(_ provider: ProviderName, _ url: String) -> String { provider.rawValue + " " + url }
+    /// `… with a key` when `keyed`: the key's quota is another owner's than the free one.
+    static func owner(_ provider: ProviderName, _ url: String, keyed: Bool = false) -> String {
+        provider.rawValue + " " + url + (keyed ? " with a key" : "")
+    }
 
-    /// Whether it was kept for `provider` at `url`'s server.
-    func isFor(_ provider: ProviderName, url: String) -> Bool {
-        self.provider == provider && ProviderSettings.isSameServer(self.url, url)
+    /// Whether it was kept for `provider` at `url`'s server, asked with a key or without as
+    /// `keyed` says.
+    func isFor(_ provider: ProviderName, url: String, keyed: Bool = false) -> Bool {
+        self.provider == provider && ProviderSettings.isSameServer(self.url, url) && isKeyed == keyed
     }
 
     /// Writes the state to `file` (`StorageFile`).
