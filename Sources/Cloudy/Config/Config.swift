@@ -96,6 +96,10 @@ public struct ProviderSettings: Sendable, Equatable {
     /// https, with or without a path: where its free tier and fair-use rules apply.
     public var isPublicHost: Bool { Self.isPublicHost(url, of: name.defaultURL) }
 
+    /// Whether a key makes the quota another one than without it: Open-Meteo's commercial API
+    /// (`QuotaState.keyed`). OpenWeatherMap and Dark Sky are always asked with a key.
+    public var spendsAKeysQuota: Bool { name == .openMeteo && apiKey != nil }
+
     /// Whether `url` names `defaultURL`'s host, by http or https, on any port, with or without
     /// a path (`https://api.open-meteo.com:443/` is the public host too).
     static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {
