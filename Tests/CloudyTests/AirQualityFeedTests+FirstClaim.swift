@@ -38,4 +38,41 @@ extension AirQualityFeedTests {
         XCTAssertEqual(rig.placesUp, 8)
         XCTAssertEqual(rig.asked.filter(isAirQuality).map(\.places).reduce(0, +), 8)
     }
+
+    /// Whether the weather's claim holds the air quality at `time`: it would wait for room that a
+    /// feed with no claim to yield to has now.
+    func claimHolds(at time: Double) -> Bool {
+        let account = rig.refresher.account
+        return account.nextRoom(callsPerPlace: 0.1, after: time, yielding: true)
+            > account.nextRoom(callsPerPlace: 0.1, after: time)
+    }
+
+    /// A forecast refresh due while the hour is too full for its first batch keeps its claim
+    /// until that batch goes: the air quality does not take the room that frees first.
+    func testAForecastWaitingForRoomKeepsItsClaim() throws {
+        try answer()
+        _ = start(places: 4, limits: [.minute: 100, .hour: 15])
+        rig.clock.advance(by: 0)  // the forecast's 11.6 calls and the air quality's 1.6 of the hour's 13.5
+        XCTAssertFalse(claimHolds(at: rig.clock.now()))
+        rig.clock.advance(by: 600)
+        XCTAssertEqual(rig.asked.count, 2, "the hour has no room for the next refresh")
+        XCTAssertTrue(claimHolds(at: rig.clock.now()))
+    }
+
+    /// A forecast refresh that waits for a quota refusal to lift claims the window it lifts into,
+    /// from a minute before.
+    func testAForecastWaitingForAQuietPeriodClaimsTheWindowItLiftsInto() throws {
+        let refusal = Array(#"{"error":true,"reason":"Hourly API request limit exceeded."}"#.utf8)
+        let airQuality = try TestPaths.fixtureBytes("open-meteo-air-quality.json")
+        rig.answer { head in
+            head.uri.hasPrefix("/v1/air-quality")
+                ? .respond(status: .ok, headers: [], body: airQuality)
+                : .respond(status: .tooManyRequests, headers: [], body: refusal)
+        }
+        _ = start(places: 1, limits: [.minute: 3.3])  // 2.97 a minute: one forecast place, and no more beside it
+        rig.clock.advance(by: 0)
+        let quiet = try XCTUnwrap(rig.refresher.quietPeriod)
+        XCTAssertFalse(claimHolds(at: quiet.until - 90))
+        XCTAssertTrue(claimHolds(at: quiet.until - 30))
+    }
 }

@@ -43,8 +43,8 @@ final class QuotaFirstClaimTests: XCTestCase {
         XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now + 60, yielding: true).places, 5)
     }
 
-    /// A claim counts from when the weather's refresh is due: the timer of another feed that
-    /// fires then, first, leaves it its room; before then the claim holds nothing.
+    /// A claim counts from a minute before the weather's refresh is due: a batch of another feed
+    /// then, or just before, leaves it its room; before then the claim holds nothing.
     func testAClaimCountsFromWhenTheRefreshIsDue() {
         let account = QuotaAccount(
             provider: .openMeteo, url: host, quota: Quota(limits: [.minute: 10]), file: nil, now: now, logger: logger)
@@ -52,6 +52,8 @@ final class QuotaFirstClaimTests: XCTestCase {
         XCTAssertEqual(account.nextRoom(callsPerPlace: 1, after: now, yielding: true), now)
         XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now, yielding: true).places, 5)
         account.settle(places: 5, callsPerPlace: 1, spent: 5, at: now + 1)
-        XCTAssertEqual(account.reserve(upTo: 5, callsPerPlace: 1, at: now + 600, yielding: true).places, 1)
+        XCTAssertEqual(account.nextRoom(callsPerPlace: 6, after: now + 100, yielding: true), now + 100)
+        XCTAssertEqual(
+            account.reserve(upTo: 5, callsPerPlace: 1, at: now + 545, yielding: true).places, 1, "a minute ahead")
     }
 }

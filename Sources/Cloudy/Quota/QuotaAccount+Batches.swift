@@ -97,12 +97,17 @@ extension QuotaAccount {
     /// reserves its batch (and gives the claim up) moments after its refresh is due.
     static var claimRecheck: Double { 10 }
 
-    /// Claims the quota first for `calls` (0: none) from `from` on: what the weather's refresh
-    /// due then means to spend, until its first batch is reserved. The other feeds of the account
-    /// yield to it (`reserve(yielding:)`): from then on they count it as spent, so an air-quality
-    /// batch whose timer fires first does not take the room of the window the forecast's first
-    /// batch goes in, and the forecast (and `/readyz`) is not held a window for it. A paced
-    /// refresh claims nothing for its later batches: there each feed takes its turn.
+    /// How long before the weather's refresh is due its claim holds the other feeds: a window's
+    /// worth of Open-Meteo's shortest (a minute), so a batch just before does not take its room.
+    static var claimLead: Double { 60 }
+
+    /// Claims the quota first for `calls` (0: none): what the weather's refresh due at `from`
+    /// means to spend, until its first batch is reserved. The other feeds of the account yield to
+    /// it (`reserve(yielding:)`): from `claimLead` before `from` they count it as spent, so an
+    /// air-quality batch whose timer fires first, or just before, does not take the room of the
+    /// window the forecast's first batch goes in, and the forecast (and `/readyz`) is not held a
+    /// window for it. A paced refresh claims nothing for its later batches: there each feed
+    /// takes its turn.
     public func claimFirst(_ calls: Double, from: Double = 0) {
         state.withLockedValue { state in
             state.firstClaim = max(0, calls)

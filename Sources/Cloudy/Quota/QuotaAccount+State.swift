@@ -41,9 +41,10 @@ extension QuotaAccount {
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
 
-        /// The first claim a feed that yields counts at `time`: once its refresh is due.
+        /// The first claim a feed that yields counts at `time`: from `claimLead` before its
+        /// refresh is due (a batch just before it would spend the window it goes in).
         func claim(yielding: Bool, at time: Double) -> Double {
-            yielding && time >= firstClaimFrom ? firstClaim : 0
+            yielding && time >= firstClaimFrom - QuotaAccount.claimLead ? firstClaim : 0
         }
         /// Calls counted as spent at `time` beside the ledger: the batches out, and for a feed
         /// that yields, the first claim.

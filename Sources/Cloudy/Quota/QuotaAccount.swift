@@ -110,7 +110,7 @@ public final class QuotaAccount: Sendable {
             _ = state.takeLeft(state.provider, state.url, keyed: state.keyed)  // an older spelling of the same server
             state.left[state.owner] = QuotaState(
                 provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed ? true : nil)
+                keyed: state.keyed)
             state.provider = provider
             state.url = url
             state.keyed = keyed
@@ -198,7 +198,7 @@ public final class QuotaAccount: Sendable {
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed ? true : nil
+                keyed: state.keyed
             ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])

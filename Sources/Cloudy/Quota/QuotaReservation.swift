@@ -15,6 +15,6 @@ public struct QuotaReservation: Sendable, Equatable {
 
     /// What the account keeps of the owner when it knows nothing of it yet.
     var emptyState: QuotaState {
-        QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed ? true : nil)
+        QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed)
     }
 }

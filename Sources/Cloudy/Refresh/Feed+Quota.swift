@@ -29,12 +29,12 @@ extension Feed {
         return room > now ? room + Self.pacingMargin : nil
     }
 
-    /// Reserves the next batch of `run`: a feed with the first claim on its quota has it
-    /// answered then, and gives it up; any other yields to that claim.
+    /// Reserves the next batch of `run`: a feed with the first claim on its quota gives it up
+    /// once a batch of it goes (a window too full for one keeps it); any other yields to it.
     func reserveBatch(of run: RefreshRun<Report>, at now: Double) -> QuotaReservation {
         let cost = schedule.callsPerPlace
         let batch = account.reserve(upTo: run.pending.count, callsPerPlace: cost, at: now, yielding: !claimsQuotaFirst)
-        claimQuota(places: 0)
+        if batch.places > 0 { claimQuota(places: 0) }
         return batch
     }
 

@@ -91,7 +91,7 @@ extension Feed {
                 recorder.render(now: now)
                 self.run = run
             }
-            armStep(in: quiet.until - now)
+            armStep(in: quiet.until - now, claiming: run.pending.count)
             return
         }
         if account.liftQuietPeriod(at: now) != nil {
@@ -206,7 +206,7 @@ extension Feed {
         self.run = run
         armStaleTimer()
         if let quiet {
-            armStep(in: quiet.until - now)
+            armStep(in: quiet.until - now, claiming: run.pending.count)
         } else if run.pending.isEmpty {
             finish(run)
         } else {

@@ -250,8 +250,11 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Arms the timer for the next step of the refresh under way.
-    func armStep(in delay: Double) {
+    /// Arms the timer for the next step of the refresh under way. One that waits for a quiet
+    /// period to lift claims the quota for the places `claiming` (`claimQuota`): the first window
+    /// after the lift is the forecast's first.
+    func armStep(in delay: Double, claiming places: Int = 0) {
+        if places > 0 { claimQuota(places: places, from: clock.now() + max(0, delay)) }
         setTimer(in: delay) { [weak self] in
             guard let self, self.running else { return }
             self.step()

@@ -13,7 +13,8 @@ public struct QuotaState: Codable, Equatable, Sendable {
     var ledger: CallLedger
     var quietPeriod: QuietPeriod?
     /// True when the calls were sent with a key (Open-Meteo's commercial API): that quota is the
-    /// key's, shared with no feed asking without one. Absent (nil) without a key.
+    /// key's, shared with no feed asking without one. Absent (nil) in a file an older Cloudy
+    /// wrote, which did not say: such a file counts for the owner with a key or without.
     var keyed: Bool?
 
     /// Whether the calls were sent with a key (`keyed`).
@@ -79,9 +80,9 @@ public struct QuotaState: Codable, Equatable, Sendable {
     }
 
     /// Whether it was kept for `provider` at `url`'s server, asked with a key or without as
-    /// `keyed` says.
+    /// `keyed` says (either, for a file that does not say).
     func isFor(_ provider: ProviderName, url: String, keyed: Bool = false) -> Bool {
-        self.provider == provider && ProviderSettings.isSameServer(self.url, url) && isKeyed == keyed
+        self.provider == provider && ProviderSettings.isSameServer(self.url, url) && (self.keyed ?? keyed) == keyed
     }
 
     /// Writes the state to `file` (`StorageFile`).
