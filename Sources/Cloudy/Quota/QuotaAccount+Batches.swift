@@ -79,17 +79,21 @@ extension QuotaAccount {
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`
     /// itself, or when a past batch leaves a window. A batch still out counts as spent now, and
-    /// for a feed that is `yielding`, the first claim; but the claim ends when the weather has
-    /// asked its places, not when it leaves a window (a day's, when the day is nearly spent), so
-    /// a feed that waits for it alone looks again a minute on (`claimRecheck`).
+    /// for a feed that is `yielding`, the first claim; but the claim ends when the weather's
+    /// first batch goes, not when it leaves a window (a day's, when the day is nearly spent), so
+    /// a feed that waits for it alone looks again `claimRecheck` after that batch can go.
     public func nextRoom(callsPerPlace: Double, after now: Double, yielding: Bool = false) -> Double {
         state.withLockedValue { state in
             let room = state.ledgerWithBatchesOut(at: now, yielding: yielding).nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
             guard state.claim(yielding: yielding, at: now) > 0 else { return room }
-            let roomBesideTheClaim = state.ledgerWithBatchesOut(at: now).nextRoom(
+            let besideTheClaim = state.ledgerWithBatchesOut(at: now)
+            let roomBesideTheClaim = besideTheClaim.nextRoom(
                 callsPerPlace: callsPerPlace, quota: state.pacingQuota, after: now)
-            return min(room, max(roomBesideTheClaim, now + Self.claimRecheck))
+            let weatherGoes = besideTheClaim.nextRoom(
+                callsPerPlace: state.firstClaimPerPlace, quota: state.pacingQuota, after: max(now, state.firstClaimFrom)
+            )
+            return min(room, max(roomBesideTheClaim, weatherGoes + Self.claimRecheck))
         }
     }
 
@@ -101,16 +105,17 @@ extension QuotaAccount {
     /// worth of Open-Meteo's shortest (a minute), so a batch just before does not take its room.
     static var claimLead: Double { 60 }
 
-    /// Claims the quota first for `calls` (0: none): what the weather's refresh due at `from`
-    /// means to spend, until its first batch is reserved. The other feeds of the account yield to
+    /// Claims the quota first for `places` places costing `callsPerPlace` each (0 places: none):
+    /// what the weather's refresh due at `from` means to spend, until its first batch is reserved. The other feeds of the account yield to
     /// it (`reserve(yielding:)`): from `claimLead` before `from` they count it as spent, so an
     /// air-quality batch whose timer fires first, or just before, does not take the room of the
     /// window the forecast's first batch goes in, and the forecast (and `/readyz`) is not held a
     /// window for it. A paced refresh claims nothing for its later batches: there each feed
     /// takes its turn.
-    public func claimFirst(_ calls: Double, from: Double = 0) {
+    public func claimFirst(places: Int, callsPerPlace: Double, from: Double = 0) {
         state.withLockedValue { state in
-            state.firstClaim = max(0, calls)
+            state.firstClaim = Double(max(0, places)) * callsPerPlace
+            state.firstClaimPerPlace = callsPerPlace
             state.firstClaimFrom = from
         }
     }

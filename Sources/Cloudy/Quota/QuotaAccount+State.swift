@@ -16,6 +16,8 @@ extension QuotaAccount {
         /// refresh due at `firstClaimFrom` (`QuotaAccount.claimFirst`).
         var firstClaim = 0.0
         var firstClaimFrom = 0.0
+        /// What one place of the first claim costs: when its first batch can go.
+        var firstClaimPerPlace = 0.0
         var quietPeriod: QuietPeriod?
         /// Why the last write of the file failed; nil when it worked (or none was tried).
         var saveFailure: String?

@@ -41,7 +41,7 @@ extension Feed {
     /// Claims the quota first for `places` places of a refresh due at `from` (0 places: none),
     /// when this feed has the first claim (`QuotaAccount.claimFirst`).
     func claimQuota(places: Int, from: Double = 0) {
-        if claimsQuotaFirst { account.claimFirst(Double(places) * schedule.callsPerPlace, from: from) }
+        if claimsQuotaFirst { account.claimFirst(places: places, callsPerPlace: schedule.callsPerPlace, from: from) }
     }
 
     /// Tells the recorder when the next paced batch goes (nil: none waits), once per change;
