@@ -40,9 +40,10 @@ final class ConfigReloader: Sendable {
             for doubt in config.doubts(at: now) { logger.warning("\(doubt)") }
             return nil
         } catch {
+            // Said before the page says it: whoever sees the reload fail there finds why in the log.
+            logger.error("config reload refused; the old config keeps running", metadata: ["reason": "\(error)"])
             store.telemetry.recordReload(successful: false, at: now)
             store.render(now: now)
-            logger.error("config reload refused; the old config keeps running", metadata: ["reason": "\(error)"])
             return error.description
         }
     }
