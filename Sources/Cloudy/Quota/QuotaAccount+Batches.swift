@@ -48,11 +48,8 @@ extension QuotaAccount {
                 state.reserved = left < 1e-9 ? 0 : left
             }
             guard state.owns(batch) else {
-                state.left[
-                    state.leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner,
-                    default: batch.emptyState
-                ]
-                .ledger.record(spent, at: now, keeping: QuotaWindow.month.seconds)
+                state.left[state.leftKey(of: batch), default: batch.emptyState].ledger.record(
+                    spent, at: now, keeping: QuotaWindow.month.seconds)
                 // Taken under this lock, so that an account linked meanwhile has either the
                 // calls in what it carried over or them forwarded, never both or neither.
                 return linkedAccounts(asking: batch)
@@ -72,9 +69,7 @@ extension QuotaAccount {
     /// The owner the account asks now, with no places reserved: what a batch that asked the same
     /// quota through another account is filed as here.
     var askingNow: QuotaReservation {
-        state.withLockedValue {
-            QuotaReservation(places: 0, callsPerPlace: 0, provider: $0.provider, url: $0.url, keyed: $0.keyed)
-        }
+        state.withLockedValue { .asking($0.provider, $0.url, keyed: $0.keyed) }
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`

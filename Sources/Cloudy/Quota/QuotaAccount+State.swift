@@ -68,6 +68,11 @@ extension QuotaAccount {
         func leftKey(_ provider: ProviderName, _ url: String, keyed: Bool) -> String? {
             left.first(where: { $0.value.isFor(provider, url: url, keyed: keyed) })?.key
         }
+        /// Where what `batch` spent and a refusal it brought back are kept when a reload left its
+        /// owner: the entry of that server however it was spelt, or a new one.
+        func leftKey(of batch: QuotaReservation) -> String {
+            leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner
+        }
         /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
         mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool) -> QuotaState? {
             leftKey(provider, url, keyed: keyed).flatMap { left.removeValue(forKey: $0) }

@@ -101,8 +101,7 @@ public final class QuotaAccount: Sendable {
     /// Returns whether the owner changed.
     @discardableResult
     public func update(provider: ProviderName, url: String, quota: Quota, keyed: Bool = false) -> Bool {
-        let asking = QuotaReservation(places: 0, callsPerPlace: 0, provider: provider, url: url, keyed: keyed)
-        let known = linkedAccounts(asking: asking).compactMap { $0.kept { _, _ in true } }
+        let known = linkedAccounts(asking: .asking(provider, url, keyed: keyed)).compactMap { $0.kept { _, _ in true } }
         return state.withLockedValue { state in
             state.quota = quota
             guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) || state.keyed != keyed
@@ -148,13 +147,10 @@ public final class QuotaAccount: Sendable {
         let period = state.withLockedValue { state -> QuietPeriod? in
             guard state.owns(batch) else {
                 linked = linkedAccounts(asking: batch)  // under this lock, as `settle` takes them
-                let key = state.leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner
-                let left = state.left[key, default: batch.emptyState]
-                if (left.quietPeriod?.until ?? 0) < until {
-                    state.left[key] = QuotaState(
-                        provider: left.provider, url: left.url, ledger: left.ledger,
-                        quietPeriod: QuietPeriod(provider: left.provider, reason: reason, until: until),
-                        keyed: left.keyed)
+                let key = state.leftKey(of: batch)
+                if (state.left[key]?.quietPeriod?.until ?? 0) < until {
+                    state.left[key, default: batch.emptyState].quietPeriod = QuietPeriod(
+                        provider: batch.provider, reason: reason, until: until)
                 }
                 return nil
             }

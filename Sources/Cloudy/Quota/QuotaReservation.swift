@@ -13,6 +13,12 @@ public struct QuotaReservation: Sendable, Equatable {
     /// The owner asked, as `QuotaAccount` keys the ones a reload left.
     var owner: String { QuotaState.owner(provider, url, keyed: keyed) }
 
+    /// `provider` at `url` (with a key or without) with no places reserved: an owner asked, to
+    /// compare with or to file under.
+    static func asking(_ provider: ProviderName, _ url: String, keyed: Bool = false) -> QuotaReservation {
+        QuotaReservation(places: 0, callsPerPlace: 0, provider: provider, url: url, keyed: keyed)
+    }
+
     /// What the account keeps of the owner when it knows nothing of it yet.
     var emptyState: QuotaState {
         QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed)

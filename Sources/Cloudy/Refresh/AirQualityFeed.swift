@@ -145,9 +145,10 @@ extension AirQualityFeed.Parts {
         // of the same quota (the server both asked before a reload moved the forecast to a
         // mirror, or before a restart, whose refusal for the day still holds), linked to it.
         let quota = config.replicaShare(of: settings.ownQuota)
-        let asking = QuotaReservation(places: 0, callsPerPlace: 0, provider: settings.quotaOwner, url: settings.url)
         let back = leftOwn.withLockedValue { left in
-            left.first { $0.value.isAsking(asking) }.flatMap { left.removeValue(forKey: $0.key) }
+            left.first { $0.value.isAsking(.asking(settings.quotaOwner, settings.url)) }.flatMap {
+                left.removeValue(forKey: $0.key)
+            }
         }
         if let back {
             back.update(provider: settings.quotaOwner, url: settings.url, quota: quota)
