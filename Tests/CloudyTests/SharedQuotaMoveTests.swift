@@ -22,6 +22,22 @@ final class SharedQuotaMoveTests: XCTestCase {
         return (server, forecastsAsked)
     }
 
+    /// The forecast on `rig`'s server and the air quality alone on a `refusingServer`, its own
+    /// account refused for the day; both stop when the test ends.
+    func startWithTheAirQualityRefusedAlone(_ rig: RefresherRig) throws -> (
+        feed: AirQualityFeed, config: Config, refusing: ScriptedHTTPServer, forecastsAsked: NIOLockedValueBox<Int>,
+        quiet: QuietPeriod
+    ) {
+        let (refusing, forecastsAsked) = try Self.refusingServer()
+        let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
+        addTeardownBlock {
+            feed.stop(timeout: 0.5)
+            refusing.stop()
+        }
+        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
+        return (feed, config, refusing, forecastsAsked, quiet)
+    }
+
     func testAReloadThatMovesTheForecastToAMirrorKeepsTheAirQualityQuiet() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
@@ -147,11 +163,7 @@ final class SharedQuotaMoveTests: XCTestCase {
     func testAReloadOfTheForecastOntoTheAirQualitysRefusingServerKeepsTheRefusal() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
-        let (refusing, forecastsAsked) = try Self.refusingServer()
-        defer { refusing.stop() }
-        let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
-        defer { feed.stop(timeout: 0.5) }
-        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
+        let (feed, config, refusing, forecastsAsked, quiet) = try startWithTheAirQualityRefusedAlone(rig)
         XCTAssertNil(rig.refresher.account.quietPeriod)
 
         var moved = config
@@ -179,11 +191,7 @@ final class SharedQuotaMoveTests: XCTestCase {
     func testAnAccountTheAirQualityLeftStillHoldsTheForecastOnItsServer() throws {
         let rig = try RefresherRig(clock: ManualClock(now: 1_781_526_034))
         defer { rig.stop() }
-        let (refusing, forecastsAsked) = try Self.refusingServer()
-        defer { refusing.stop() }
-        let (feed, config) = rig.startWithAirQuality(at: refusing.baseURL)
-        defer { feed.stop(timeout: 0.5) }
-        let quiet = try XCTUnwrap(feed.account.quietPeriod, "the air quality's own account is refused")
+        let (feed, config, refusing, forecastsAsked, quiet) = try startWithTheAirQualityRefusedAlone(rig)
         let (elsewhere, _) = try rig.mirror()
         defer { elsewhere.stop() }
 
