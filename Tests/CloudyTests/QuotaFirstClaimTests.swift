@@ -26,9 +26,9 @@ final class QuotaFirstClaimTests: XCTestCase {
         XCTAssertEqual(fresh.reserve(upTo: 5, callsPerPlace: 1, at: now, yielding: true).places, 5, "claim given up")
     }
 
-    /// A claim that fills what is left of the day holds a feed that yields a few seconds at a
-    /// time, not until the claim would leave the day's window: the weather reserves its batch
-    /// moments after it is due.
+    /// A claim that fills what is left of the day holds a feed that yields until `claimRecheck`
+    /// after the weather's first batch can go (here at once), not until the claim would leave
+    /// the day's window: by then the weather has reserved its batch.
     func testAFeedThatYieldsLooksAgainSoon() {
         let account = QuotaAccount(
             provider: .openMeteo, url: host, quota: Quota(limits: [.day: 100]), file: nil, now: now - 1000,

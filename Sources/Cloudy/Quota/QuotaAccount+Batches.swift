@@ -92,8 +92,8 @@ extension QuotaAccount {
         }
     }
 
-    /// How long a feed that yields to the first claim waits before it looks again: the weather
-    /// reserves its batch (and gives the claim up) moments after its refresh is due.
+    /// How long after the weather's first batch can go a feed held by the claim alone looks
+    /// again: by then the weather has reserved that batch and given the claim up.
     static var claimRecheck: Double { 10 }
 
     /// How long before the weather's refresh is due its claim holds the other feeds: a window's
@@ -101,11 +101,11 @@ extension QuotaAccount {
     static var claimLead: Double { 60 }
 
     /// Claims the quota first for `places` places costing `callsPerPlace` each (0 places: none):
-    /// what the weather's refresh due at `from` means to spend, until its first batch is reserved. The other feeds of the account yield to
-    /// it (`reserve(yielding:)`): from `claimLead` before `from` they count it as spent, so an
-    /// air-quality batch whose timer fires first, or just before, does not take the room of the
-    /// window the forecast's first batch goes in, and the forecast (and `/readyz`) is not held a
-    /// window for it. A paced refresh claims nothing for its later batches: there each feed
+    /// what the weather's refresh due at `from` means to spend, until its first batch is
+    /// reserved. The other feeds of the account yield to it (`reserve(yielding:)`): from
+    /// `claimLead` before `from` they count it as spent, so an air-quality batch whose timer fires
+    /// first, or just before, does not take the room of the window the forecast's first batch
+    /// goes in, and the forecast (and `/readyz`) is not held a window for it. A paced refresh claims nothing for its later batches: there each feed
     /// takes its turn.
     public func claimFirst(places: Int, callsPerPlace: Double, from: Double = 0) {
         state.withLockedValue { state in

@@ -34,8 +34,8 @@ extension QuotaAccount {
         func kept(sharedWith shares: (ProviderName, String) -> Bool) -> QuotaState? {
             if !keyed, shares(provider, url) {
                 return QuotaState(
-                    provider: provider, url: url, ledger: ledgerWithBatchesOut(at: reservedAt), quietPeriod: quietPeriod
-                )
+                    provider: provider, url: url, ledger: ledgerWithBatchesOut(at: reservedAt),
+                    quietPeriod: quietPeriod, keyed: false)
             }
             return left.values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
                 .max { ($0.quietPeriod?.until ?? 0, $0.owner) < ($1.quietPeriod?.until ?? 0, $1.owner) }
