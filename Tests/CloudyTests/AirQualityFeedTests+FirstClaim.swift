@@ -75,4 +75,21 @@ extension AirQualityFeedTests {
         XCTAssertFalse(claimHolds(at: quiet.until - 90))
         XCTAssertTrue(claimHolds(at: quiet.until - 30))
     }
+
+    /// The claim counts the places the refresh asks: not `city:` places still being looked up
+    /// (they are asked beside the schedule once found) or that could not be located.
+    func testTheClaimCountsOnlyThePlacesTheRefreshAsks() {
+        var config = rig.config(cities: ["Springfield", "Shelbyville", "Ogdenville"], geocoder: "http://127.0.0.1:1")
+        config.refresh.interval = 600
+        rig.start(config, budget: CallBudget(quota: Quota(limits: [.minute: 10]), callsPerPlace: 1), starting: false)
+        let now = rig.clock.now()
+        let account = rig.refresher.account
+        account.settle(places: 9, callsPerPlace: 1, spent: 9, at: now)  // the 90 % pacing allows: no room
+        rig.refresher.start()
+        rig.clock.advance(by: 0)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(rig.asked.count, 0, "the weather's batch waits for the minute")
+        // When the minute frees, 1 call of the weather's one located place beside 6: they fit.
+        XCTAssertEqual(account.nextRoom(callsPerPlace: 6, after: now + 61, yielding: true), now + 61)
+    }
 }

@@ -53,6 +53,8 @@ extension Feed {
         run.besideSchedule = besideSchedule
         if besideSchedule, let deadline = timerDeadline {
             run.armedBefore = (deadline, armedOnly, armedForNetwork)
+        } else {
+            claimQuota(places: run.pending.count, from: started)  // the located places it asks
         }
         let unlocated = located.indices.filter { run.location(at: $0) == nil }
         if !unlocated.isEmpty {
