@@ -121,9 +121,11 @@ public struct ProviderSettings: Sendable, Equatable {
         return one == server(other) && port(url) == port(other)
     }
 
-    /// The URL's host in lower case without a trailing dot; nil when it names none.
+    /// The URL's host in lower case without a trailing dot; nil when it names none. As written
+    /// (`encodedHost`, punycode for a Unicode name): `host` would decode it through ICU's IDNA,
+    /// whose code and tables then stay resident (this runs for every batch a quota counts).
     private static func host(_ url: String) -> String? {
-        guard var host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty else { return nil }
+        guard var host = URLComponents(string: url)?.encodedHost?.lowercased(), !host.isEmpty else { return nil }
         if host.hasSuffix(".") { host.removeLast() }
         return host
     }

@@ -93,7 +93,7 @@ struct YAMLMapping {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8,
             !text.contains(" "), !text.contains("?"), !text.contains("#"),
-            let parts = URLComponents(string: text), parts.host?.isEmpty == false
+            let parts = URLComponents(string: text), parts.encodedHost?.isEmpty == false
         else {
             throw error(key, "\"\(text)\" is not an http:// or https:// base URL")
         }
