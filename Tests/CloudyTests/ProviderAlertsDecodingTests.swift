@@ -25,7 +25,7 @@ final class ProviderAlertsDecodingTests: XCTestCase {
             ).get().warnings)
         XCTAssertEqual(warnings.count, 1)
         let heat = try XCTUnwrap(warnings.first)
-        XCTAssertEqual(heat.id, "https://forecast.weather.gov/MapClick.php?lon=-74.006&lat=40.714")
+        XCTAssertEqual(heat.id, "Heat Advisory@1781510520", "the uri is the place's forecast page, not the alert's")
         XCTAssertEqual(heat.source, "dark-sky")
         XCTAssertEqual(heat.event, "Heat Advisory")
         XCTAssertEqual(heat.headline, "Heat Advisory")
@@ -63,6 +63,18 @@ final class ProviderAlertsDecodingTests: XCTestCase {
         XCTAssertNil(warnings[0].expires, "-999: open-ended")
         XCTAssertEqual(warnings[1].expires, 900)
         XCTAssertNil(warnings[4].onset)
+    }
+
+    /// A US alert's id is the same whichever other alerts the answer holds: its `uri` is the
+    /// place's forecast page, which the next alert there links too.
+    func testDarkSkyUSAlertKeepsItsIdAsOtherAlertsComeAndGo() throws {
+        let page = "https://forecast.weather.gov/MapClick.php?lon=-74.006&lat=40.714"
+        let heat: [String: Any] = ["title": "Heat Advisory", "severity": "Moderate", "time": 100, "uri": page]
+        let flood: [String: Any] = ["title": "Flood Watch", "severity": "Moderate", "time": 200, "uri": page]
+        XCTAssertEqual(try XCTUnwrap(try darkSky(alerts: [heat])).map(\.id), ["Heat Advisory@100"])
+        XCTAssertEqual(
+            try XCTUnwrap(try darkSky(alerts: [heat, flood])).map(\.id), ["Heat Advisory@100", "Flood Watch@200"])
+        XCTAssertEqual(try XCTUnwrap(try darkSky(alerts: [flood])).map(\.id), ["Flood Watch@200"], "not the heat's id")
     }
 
     func oneCall(_ name: String) throws -> WeatherSnapshot {

@@ -234,8 +234,10 @@ struct DarkSkyAlert: Decodable {
     }
 
     /// The answer's alerts as warnings, each once (duplicates have been seen). The id is the
-    /// alert's `uri` unless another alert shares it (the US ones link the place's forecast
-    /// page, not the alert), else its title and start.
+    /// alert's `uri` (a CAP message's, outside the US), else its title and start: a US alert
+    /// links the place's forecast page on forecast.weather.gov, the same for every alert there,
+    /// so its id must not depend on which other alerts the answer holds. A `uri` that another
+    /// alert shares is no alert's own either.
     static func warnings(_ alerts: [DarkSkyAlert]) -> [WeatherWarning] {
         let usable = alerts.filter { $0.title?.isEmpty == false }
         let uriCounts = Dictionary(usable.compactMap(\.uri).map { ($0, 1) }, uniquingKeysWith: +)
@@ -243,11 +245,19 @@ struct DarkSkyAlert: Decodable {
         return usable.compactMap { alert in
             let title = alert.title ?? ""
             let start = alert.time.flatMap(ForecastTime.wholeNumber).map { String($0) } ?? "-"
-            let id = alert.uri.flatMap { !$0.isEmpty && uriCounts[$0] == 1 ? $0 : nil } ?? "\(title)@\(start)"
+            let ownURI = alert.uri.flatMap { !$0.isEmpty && !isForecastPage($0) && uriCounts[$0] == 1 ? $0 : nil }
+            let id = ownURI ?? "\(title)@\(start)"
             guard seen.insert(id).inserted else { return nil }
             return WeatherWarning(
                 id: id, source: ProviderName.darkSky.rawValue, event: title, severity: severity(alert.severity),
                 headline: title, description: alert.description ?? "", onset: alert.time, expires: alert.expires)
         }
+    }
+
+    /// Whether `uri` is a place's forecast page on the NWS site (what Pirate Weather links every
+    /// US alert to), not an alert's own.
+    static func isForecastPage(_ uri: String) -> Bool {
+        let lower = uri.lowercased()
+        return lower.hasPrefix("https://forecast.weather.gov/") || lower.hasPrefix("http://forecast.weather.gov/")
     }
 }
