@@ -34,6 +34,20 @@ final class AirQualityPlanTests: XCTestCase {
         XCTAssertEqual(RefreshPlan(withoutPollen).callsPerRefresh, 290 + 100, accuracy: 1e-9)
     }
 
+    /// A refresh that costs exactly a window's allowance (120 places: 348 + 192 = 540, 90 % of
+    /// the free 600 a minute) is planned as paced there, like a dearer one: stretched to fit, it
+    /// stays below the 90 % that CloudyUpstreamQuotaNearlySpent watches, in every window.
+    func testARefreshCostingExactlyAWindowsAllowanceStaysBelowTheAlert() throws {
+        for (places, window) in [(120, QuotaWindow.minute), (1_000, .hour)] {
+            let plan = RefreshPlan(
+                try FairUse.clampInterval(publicOpenMeteo(places: places), file: nil, logger: silent))
+            XCTAssertEqual(plan.callsPerRefresh, 0.9 * plan.budget.quota.limits[window]!, accuracy: 1e-9)
+            for (limited, limit) in plan.budget.quota.limits {
+                XCTAssertLessThan(plan.planned(limited) / limit, 0.9, "\(places) places, \(limited)")
+            }
+        }
+    }
+
     func testOverQuotaCoversBothFeeds() throws {
         var config = publicOpenMeteo(places: 100)
         XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: silent).refresh.interval, 4_548)

@@ -69,9 +69,12 @@ public struct RefreshPlan: Sendable, Equatable {
         let interval = interval ?? self.interval
         let cost = callsPerRefresh
         guard cost > 0, interval > 0 else { return 0 }
-        if let limit = budget.quota.limits[window], cost > Self.margin * limit {
+        if let limit = budget.quota.limits[window], cost >= Self.margin * limit - 1e-9 {
             // Paced: the window gets its allowance while a refresh runs, less when they are far
-            // apart; one place alone when the allowance is less than its request.
+            // apart; one place alone when the allowance is less than its request. A refresh that
+            // costs the allowance exactly fills the window once per refresh, like a dearer one:
+            // not every window at 90 %, which CloudyUpstreamQuotaNearlySpent would take for a
+            // schedule kept over the quota.
             let paced = min(cost * window.seconds / interval, Self.margin * limit)
             return callsPerPlaceAtMost > Self.margin * limit ? max(paced, callsPerPlaceAtMost) : paced
         }
