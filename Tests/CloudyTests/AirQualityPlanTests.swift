@@ -48,6 +48,30 @@ final class AirQualityPlanTests: XCTestCase {
         }
     }
 
+    /// An air-quality source on its free host's quota of its own (beside a self-hosted forecast)
+    /// shows that quota and its plan under its own name, as its calls are counted, so that
+    /// CloudyUpstreamQuotaNearlySpent can watch it.
+    func testTheMetricsShowAnAirQualityQuotaOfItsOwn() {
+        var config = publicOpenMeteo(places: 100)
+        config.provider = ProviderSettings(url: "http://127.0.0.1:8080")
+        let telemetry = ExporterTelemetry(startedAt: 0)
+        telemetry.recordPlans(of: config)
+        var page = MetricFamilies()
+        telemetry.read().addSamples(to: &page, refreshInterval: 600, shard: .all)
+        func sample(_ name: String, _ provider: String, window: String? = nil) -> Double? {
+            page.families.first { $0.descriptor.name == name }?.samples.first { sample in
+                sample.labels.contains { $0 == ("provider", provider) }
+                    && (window == nil || sample.labels.contains { $0 == ("window", window!) })
+            }?.value
+        }
+        let own = "open-meteo-air-quality"
+        XCTAssertEqual(sample("cloudy_exporter_upstream_calls", own), 0, "shown before the first call")
+        XCTAssertEqual(sample("cloudy_exporter_upstream_quota_calls", own, window: "day"), 10_000)
+        XCTAssertEqual(sample("cloudy_exporter_upstream_planned_calls", own, window: "day"), 160 * 144)
+        XCTAssertNil(sample("cloudy_exporter_upstream_quota_calls", "open-meteo", window: "day"), "self-hosted")
+        XCTAssertNotNil(sample("cloudy_exporter_upstream_planned_calls", "open-meteo", window: "day"))
+    }
+
     func testOverQuotaCoversBothFeeds() throws {
         var config = publicOpenMeteo(places: 100)
         XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: silent).refresh.interval, 4_548)

@@ -70,7 +70,7 @@ public final class CloudyApplication: Sendable {
         self.logger = logger
         let now = clock.now()
         let telemetry = ExporterTelemetry(startedAt: now)
-        telemetry.recordPlan(RefreshPlan(config))
+        telemetry.recordPlans(of: config)
         let connections = Self.connectionLimit(options, logger: logger)
         // With a web config, its gauges join the live tail.
         var processMetrics: @Sendable () -> MetricFamilies = { Self.liveFamilies(connections: connections) }

@@ -31,7 +31,7 @@ final class ConfigReloader: Sendable {
             let config = try FairUse.clampInterval(
                 try options.loadConfig(), file: options.configFile ?? DefaultConfig.fileName, logger: logger)
             let previous = store.config
-            store.telemetry.recordPlan(RefreshPlan(config))
+            store.telemetry.recordPlans(of: config)
             store.replaceConfig(config)
             store.telemetry.recordReload(successful: true, at: now)
             store.render(now: now)

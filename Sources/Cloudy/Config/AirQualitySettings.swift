@@ -24,6 +24,14 @@ public enum AirQualitySourceName: String, Sendable, CaseIterable {
         case .openWeatherMap: return "https://api.openweathermap.org"
         }
     }
+
+    /// The name the source's requests, and on a quota of its own its calls, are counted under.
+    public var upstreamLabel: String {
+        switch self {
+        case .openMeteo: return OpenMeteoAirQuality.sourceName
+        case .openWeatherMap: return OpenWeatherMapAirPollution.sourceName
+        }
+    }
 }
 
 extension ConfigLoader {

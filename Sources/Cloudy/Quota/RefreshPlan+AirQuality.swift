@@ -8,6 +8,7 @@ extension RefreshPlan {
         var plan = RefreshPlan(config, alongside: [])
         plan.provider = settings.quotaOwner
         plan.feed = "air quality on a quota of its own"
+        plan.upstream = settings.source.upstreamLabel
         plan.quotaIsStated = false
         plan.budget = CallBudget(
             quota: config.replicaShare(of: settings.ownQuota), callsPerPlace: CallCost.airQualityPerPlace(config))

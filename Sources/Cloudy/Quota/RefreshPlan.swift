@@ -31,6 +31,9 @@ public struct RefreshPlan: Sendable, Equatable {
     /// What the summary names the plan for when it is not the weather provider's (an
     /// air-quality source on a quota of its own: `RefreshPlan.airQualityOnItsOwn`).
     public var feed: String?
+    /// The `provider` label of such a plan's quota families, the name its calls are counted
+    /// under (`open-meteo-air-quality`); nil for the weather provider's, labelled by its name.
+    public var upstream: String?
 
     /// The plan of `config`, with the feeds it runs beside the weather on the same quota
     /// (`QuotaSpending.alongside`) unless `alongside` names them.

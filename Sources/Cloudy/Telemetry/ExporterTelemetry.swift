@@ -16,6 +16,9 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         // Issue 16's quota families:
         var calls: [String: Double] = [:]  // provider → calls as it counts them
         var plan: RefreshPlan?
+        /// The plans of the accounts beside the weather provider's (an air-quality source on a
+        /// quota of its own, `RefreshPlan.airQualityOnItsOwn`).
+        var plansBeside: [RefreshPlan] = []
         /// Quota refusals in force on accounts beside the weather provider's (an air-quality
         /// source on a quota of its own): source → until when (unix seconds).
         var refusedUntil: [String: Double] = [:]
@@ -56,9 +59,19 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         state.withLockedValue { $0.refusedUntil[source] = until }
     }
 
-    /// The plan in force (set at start and on every reload that is accepted).
-    public func recordPlan(_ plan: RefreshPlan) {
-        state.withLockedValue { $0.plan = plan }
+    /// The plan in force (set at start and on every reload that is accepted), and those of the
+    /// accounts beside it.
+    public func recordPlan(_ plan: RefreshPlan, beside: [RefreshPlan] = []) {
+        state.withLockedValue {
+            $0.plan = plan
+            $0.plansBeside = beside
+        }
+    }
+
+    /// The plans of `config` (after `FairUse.clampInterval`): the weather provider's, and an
+    /// air-quality source's on a quota of its own, whose quota families are labelled by its name.
+    public func recordPlans(of config: Config) {
+        recordPlan(RefreshPlan(config), beside: RefreshPlan.airQualityOnItsOwn(config).map { [$0] } ?? [])
     }
 
     public static let upstreamCalls = MetricDescriptor(
@@ -76,20 +89,23 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
 
     fileprivate static func addQuotaSamples(_ reading: Reading, to page: inout MetricFamilies) {
         var calls = reading.calls
-        if let plan = reading.plan { calls[plan.provider.rawValue, default: 0] += 0 }  // 0 before the first call
+        let plans = (reading.plan.map { [$0] } ?? []) + reading.plansBeside
+        // Each plan's calls are shown from the start, 0 before the first call.
+        for plan in plans { calls[plan.upstream ?? plan.provider.rawValue, default: 0] += 0 }
         page.declare(upstreamCalls)
         for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
             page.add(upstreamCalls, labels: [("provider", provider)], value: CallCost.rounded(calls), suffix: "_total")
         }
-        guard let plan = reading.plan else { return }
-        let provider = plan.provider.rawValue
-        for window in QuotaWindow.allCases {
-            if let limit = plan.budget.quota.limits[window] {
-                page.add(quotaCalls, labels: [("provider", provider), ("window", window.rawValue)], value: limit)
+        for plan in plans {
+            let provider = plan.upstream ?? plan.provider.rawValue
+            for window in QuotaWindow.allCases {
+                if let limit = plan.budget.quota.limits[window] {
+                    page.add(quotaCalls, labels: [("provider", provider), ("window", window.rawValue)], value: limit)
+                }
+                page.add(
+                    plannedCalls, labels: [("provider", provider), ("window", window.rawValue)],
+                    value: plan.planned(window))
             }
-            page.add(
-                plannedCalls, labels: [("provider", provider), ("window", window.rawValue)],
-                value: plan.planned(window))
         }
     }
 
