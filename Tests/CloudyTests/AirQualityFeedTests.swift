@@ -227,6 +227,21 @@ extension AirQualityFeedTests {
         XCTAssertFalse(rig.store.renderedSamples.keys.contains { $0.hasPrefix(Self.refusedUntil) })
     }
 
+    /// A reload that turns the air quality off drops the refusal of its account from the page
+    /// at once, not at the weather's next refresh: the source is no longer configured, so
+    /// CloudyUpstreamQuotaRefused has nothing to say of it.
+    func testTurningTheAirQualityOffDropsItsRefusal() throws {
+        let (own, config) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(true))
+        defer { own.stop() }
+        XCTAssertNotNil(rig.store.renderedSamples[Self.refusedUntil + #"{provider="open-meteo-air-quality"}"#])
+        var off = config
+        off.airQuality = nil
+        let feed = try XCTUnwrap(airQuality)
+        feed.apply(off, previous: config)
+        feed.feed.waitForQueuedWork()
+        XCTAssertFalse(rig.store.renderedSamples.keys.contains { $0.hasPrefix(Self.refusedUntil) })
+    }
+
     /// OpenWeatherMap's air pollution (current values, asked per place) is not asked again by a
     /// reload that changes only the forecast's days, which its requests do not carry: a place's
     /// calls stay within its ten-minute spacing.

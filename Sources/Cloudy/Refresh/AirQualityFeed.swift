@@ -97,7 +97,11 @@ public final class AirQualityFeed: ScheduledFeed {
         // account of its own on the quota the weather's now spends (the forecast moved to the
         // server the air quality asked alone) is taken in, so its refusal still holds there.
         feed.stop(timeout: Feed<AirQualityReport>.stopWait)
+        // The page rendered by the reload still shows a refusal of the account left: rendered
+        // again below, it is gone at once, not at the weather's next refresh.
+        var shownRefusal = false
         if case .own = Self.spending(previous) {
+            shownRefusal = feed.account.quietPeriod.map { $0.until > parts.clock.now() } ?? false
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
             let left = previous.airQuality ?? AirQualitySettings()
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
@@ -109,6 +113,7 @@ public final class AirQualityFeed: ScheduledFeed {
         }
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
+        if shownRefusal { parts.store.render(now: parts.clock.now()) }
         if started { next.start() }
     }
 
