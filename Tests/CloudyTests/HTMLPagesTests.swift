@@ -84,6 +84,22 @@ final class HTMLPagesTests: XCTestCase {
         XCTAssertEqual(landing.components(separatedBy: #"<p class="air">"#).count, 2, "only Berlin's is fresh")
     }
 
+    /// A fresh answer with no value for the place (every field null) says so, rather than an
+    /// empty list under the heading.
+    func testAFreshAnswerWithoutValuesSaysSo() throws {
+        var (config, statuses) = fixedState()
+        statuses[0].airQuality = AirQualityStatus(
+            report: AirQualityReport(observedAt: PlaceSnapshots.observedAt), lastSuccess: Self.now - 60,
+            lastAttempt: Self.now - 60)
+        config.warnings = WarningSettings()
+        let pages = HTMLPages(
+            config: config, statuses: statuses, readiness: Readiness(statuses), telemetryPath: "/metrics", now: Self.now
+        )
+        let berlin = String(buffer: try XCTUnwrap(pages.places["Berlin"]))
+        XCTAssertTrue(berlin.contains("<p>The source's last answer has no values for this place.</p>"), berlin)
+        XCTAssertFalse(berlin.contains(#"<dl class="readings"></dl>"#))
+    }
+
     func testBandsFollowTheEuropeanAndEPAScales() {
         let european = [0.0, 20, 20.5, 40, 59, 60.2, 80, 100, 101, 250].map { AirQualityViewModel.european($0)?.band }
         XCTAssertEqual(

@@ -20,6 +20,8 @@ public struct AirQualityViewModel: Sendable, Equatable {
     public let pollutants: [Reading]
     /// Plants with pollen in the air now; nil outside Europe, out of season, or when not asked.
     public let pollen: Pollen?
+    /// Whether an index or a pollutant has a value (an answer may have none for the place).
+    public var hasReadings: Bool { !indices.isEmpty || !pollutants.isEmpty }
 
     public struct Pollen: Sendable, Equatable {
         public let plants: [Reading]

@@ -199,6 +199,7 @@ enum PageTemplates {
         {{#airQuality}}
         <section class="air-quality" aria-labelledby="air">
         <h2 id="air">Air quality</h2>
+        {{#hasReadings}}
         <dl class="readings">
         {{#indices}}
         <div><dt>{{scale}}</dt><dd><span class="aqi {{bandClass}}">{{value}}</span> {{band}}</dd></div>
@@ -207,6 +208,12 @@ enum PageTemplates {
         <div><dt>{{label}}</dt><dd>{{value}}</dd></div>
         {{/pollutants}}
         </dl>
+        {{/hasReadings}}
+        {{^hasReadings}}
+        {{^pollen}}
+        <p>The source's last answer has no values for this place.</p>
+        {{/pollen}}
+        {{/hasReadings}}
         {{#pollen}}
         <h3>Pollen</h3>
         <dl class="readings">

@@ -110,7 +110,7 @@ extension ThresholdCrossing: TemplateContext {
 
 extension AirQualityViewModel: TemplateContext {
     static let templateNames: [String: PartialKeyPath<Self> & Sendable] = [
-        "indices": \.indices, "pollutants": \.pollutants, "pollen": \.pollen,
+        "indices": \.indices, "pollutants": \.pollutants, "pollen": \.pollen, "hasReadings": \.hasReadings,
     ]
 }
 
