@@ -105,8 +105,9 @@ extension QuotaAccount {
     /// reserved. The other feeds of the account yield to it (`reserve(yielding:)`): from
     /// `claimLead` before `from` they count it as spent, so an air-quality batch whose timer fires
     /// first, or just before, does not take the room of the window the forecast's first batch
-    /// goes in, and the forecast (and `/readyz`) is not held a window for it. A paced refresh claims nothing for its later batches: there each feed
-    /// takes its turn.
+    /// goes in, and the forecast (and `/readyz`) is not held a window for it. A paced refresh
+    /// claims nothing for its later batches: there the feed whose timer fires first when a
+    /// window frees takes its room.
     public func claimFirst(places: Int, callsPerPlace: Double, from: Double = 0) {
         state.withLockedValue { state in
             state.firstClaim = Double(max(0, places)) * callsPerPlace
