@@ -163,7 +163,7 @@ struct CloudyExporter: AsyncParsableCommand {
                 }
                 if let airQuality = RefreshPlan.airQualityOnItsOwn(inUse) {
                     print(airQuality.summary)
-                    if let warning = airQuality.pacedPastStaleness(staleAfter: inUse.refresh.staleAfter) {
+                    if let warning = airQuality.staleBetweenRefreshes(staleAfter: inUse.refresh.staleAfter) {
                         FileHandle.standardError.write(Data("\(file): warning: \(warning)\n".utf8))
                     }
                 }

@@ -139,8 +139,10 @@ final class AirQualityPlanTests: XCTestCase {
     }
 
     /// A source on a quota of its own has a plan of its own: `--config.check` prints it, and
-    /// warns (the exporter logs it too) when pacing makes a refresh outlast `stale_after`.
-    func testASourceOnAQuotaOfItsOwnIsPlannedAgainstItsFreeLimits() {
+    /// warns (the exporter logs it too) when pacing leaves its values older than `stale_after`:
+    /// a day's allowance spent in a burst of refreshes, then hours without one; or, where one
+    /// refresh is more than a window allows, a refresh paced over longer than `stale_after`.
+    func testASourceOnAQuotaOfItsOwnIsPlannedAgainstItsFreeLimits() throws {
         var config = publicOpenMeteo(places: 100)
         config.provider = ProviderSettings(name: .metNorway)
         let plan = RefreshPlan.airQualityOnItsOwn(config)
@@ -148,12 +150,28 @@ final class AirQualityPlanTests: XCTestCase {
             plan?.summary,
             "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; "
                 + "the free quota allows 10,000 a day: needs 23m14s or more (25m43s keeps a 10 % margin)")
-        XCTAssertNil(plan?.pacedPastStaleness(staleAfter: 1800), "a refresh in 25m43s outlasts no 30m")
+        XCTAssertEqual(
+            plan?.staleBetweenRefreshes(staleAfter: 1800),
+            "air quality on a quota of its own: at 10m it needs more than its quota allows: it spends a day's "
+                + "allowance in 56 refreshes, then asks nothing for about 14h50m, longer than refresh.stale_after "
+                + "30m: its values leave the page meanwhile (refresh.interval 25m43s or more fits)")
+        var fitting = config
+        fitting.refresh.interval = 1_543
+        XCTAssertNil(RefreshPlan.airQualityOnItsOwn(fitting)?.staleBetweenRefreshes(staleAfter: 1800), "it fits")
         XCTAssertEqual(
             RefreshPlan.airQualityOnItsOwn(publicOpenMeteo(places: 1000).with(provider: .metNorway))?
-                .pacedPastStaleness(staleAfter: 1800),
+                .staleBetweenRefreshes(staleAfter: 1800),
+            "air quality on a quota of its own: at 10m it needs more than its quota allows: it spends a day's "
+                + "allowance in 5 refreshes, then asks nothing for about 22h, longer than refresh.stale_after "
+                + "30m: its values leave the page meanwhile (refresh.interval 4h48m or more fits)",
+            "two refreshes an hour at most (the hour's allowance): the burst takes 2 hours")
+        // A refresh that costs more than the deciding window allows is paced across windows.
+        var tiny = try XCTUnwrap(plan)
+        tiny.budget = CallBudget(quota: Quota(limits: [.day: 100]), callsPerPlace: 1.6)
+        XCTAssertEqual(
+            tiny.staleBetweenRefreshes(staleAfter: 1800),
             "air quality on a quota of its own: paced within its quota, a refresh of every place takes about "
-                + "4h48m, longer than refresh.stale_after 30m: its values leave the page between refreshes")
+                + "1d18h40m, longer than refresh.stale_after 30m: its values leave the page between refreshes")
         XCTAssertNil(RefreshPlan.airQualityOnItsOwn(publicOpenMeteo(places: 100)), "in the weather's plan")
         config.airQuality = nil
         XCTAssertNil(RefreshPlan.airQualityOnItsOwn(config), "off")

@@ -44,7 +44,7 @@ public enum FairUse {
         let fitted = try fitQuota(clampWarningsInterval(clamped, logger: logger), file: file, logger: logger)
         let kept = keepStaleAfterPastInterval(fitted, logger: logger)
         if let plan = RefreshPlan.airQualityOnItsOwn(kept),
-            let warning = plan.pacedPastStaleness(staleAfter: kept.refresh.staleAfter)
+            let warning = plan.staleBetweenRefreshes(staleAfter: kept.refresh.staleAfter)
         {
             logger.warning("\(warning)", metadata: ["plan": "\(plan.summary)"])
         }
