@@ -64,10 +64,10 @@ extension Config {
 
     private func timeZoneDoubts(at now: Double) -> [String] {
         places.compactMap { place in
-            guard place.isLocated, let zone = place.timezone, let timeZone = TimeZone(identifier: zone) else {
+            guard place.isLocated, let zone = place.timezone, let rules = ZoneRules.named(zone) else {
                 return nil
             }
-            let hours = Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: now))) / 3600
+            let hours = Double(rules.utcOffset(at: now)) / 3600
             let solar = place.longitude / 15
             let apart = abs(remainder(hours - solar, 24))
             guard apart > Self.timeZoneDoubtHours else { return nil }

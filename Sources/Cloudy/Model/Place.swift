@@ -64,7 +64,7 @@ public struct Place: Sendable, Equatable {
             (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9")
                 || scalar == "/" || scalar == "_" || scalar == "-" || scalar == "+"
         }
-        return written && TimeZone(identifier: name) != nil
+        return written && ZoneRules.named(name) != nil
     }
 
     /// `name` when it passes `isTimeZoneName`, else nil: for zones an upstream names.

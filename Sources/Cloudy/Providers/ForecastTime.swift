@@ -6,10 +6,8 @@ enum ForecastTime {
     /// The offset from UTC at a moment, by the rules of the IANA zone `zone` (so a
     /// daylight-saving change inside a forecast moves its clock times), else always `fixed`.
     static func utcOffsets(zone: String?, fixed: Int) -> @Sendable (Double) -> Int {
-        guard let zone, let timeZone = TimeZone(identifier: zone) else { return { _ in fixed } }
-        return { seconds in
-            abs(seconds) < 1e12 ? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)) : fixed
-        }
+        guard let zone, let rules = ZoneRules.named(zone) else { return { _ in fixed } }
+        return { seconds in abs(seconds) < 1e12 ? rules.utcOffset(at: seconds) : fixed }
     }
 
     /// `offsets` for moments from `first` to `last` (the earliest and latest asked), asked once

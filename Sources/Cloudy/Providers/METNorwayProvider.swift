@@ -73,7 +73,7 @@ public final class METNorwayProvider: WeatherProvider {
     /// The place's offset from UTC at a moment: its configured zone, else (MET sends none) the
     /// solar offset its longitude suggests, in whole hours — logged once per place.
     func utcOffset(for place: Place) -> @Sendable (Double) -> Int {
-        if let name = place.timezone, TimeZone(identifier: name) != nil {
+        if let name = place.timezone, ZoneRules.named(name) != nil {
             return ForecastTime.utcOffsets(zone: name, fixed: 0)
         }
         let hours = Int((place.longitude / 15).rounded())
