@@ -161,9 +161,24 @@ struct CloudyExporter: AsyncParsableCommand {
                 for doubt in config.doubts(at: Date().timeIntervalSince1970) {
                     FileHandle.standardError.write(Data("\(file): warning: \(doubt)\n".utf8))
                 }
-                if let airQuality = RefreshPlan.airQualityOnItsOwn(inUse) {
+                // An air quality on a quota of its own: its plan at the weather's interval, then
+                // what `refresh.over_quota` made of it.
+                var onWeatherInterval = inUse
+                onWeatherInterval.airQuality?.stretchedInterval = nil
+                if let airQuality = RefreshPlan.airQualityOnItsOwn(onWeatherInterval),
+                    let inUsePlan = RefreshPlan.airQualityOnItsOwn(inUse)
+                {
                     print(airQuality.summary)
-                    if let warning = airQuality.staleBetweenRefreshes(staleAfter: inUse.refresh.staleAfter) {
+                    if let stretched = inUse.airQuality?.stretchedInterval {
+                        print(
+                            "refresh.over_quota: stretch: the air quality refreshes every \(PrometheusDuration.format(stretched))"
+                        )
+                    } else if !inUsePlan.fits {
+                        print(
+                            "refresh.over_quota: \(inUse.refresh.overQuota.rawValue): the air quality keeps \(PrometheusDuration.format(inUsePlan.interval)) and exceeds its quota"
+                        )
+                    }
+                    if let warning = inUsePlan.staleBetweenRefreshes(staleAfter: inUse.refresh.staleAfter) {
                         FileHandle.standardError.write(Data("\(file): warning: \(warning)\n".utf8))
                     }
                 }

@@ -180,6 +180,44 @@ final class AirQualityPlanTests: XCTestCase {
             RefreshPlan.airQualityOnItsOwn(config)?.summary,
             "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; no quota")
     }
+
+    /// `refresh.over_quota` fits an air quality on a quota of its own to that quota, as it fits
+    /// the weather to the weather's: `stretch` gives the air quality the interval that fits (the
+    /// weather keeps its 10m) and `stale_after` outlasts it, so no burst and gap; `warn` keeps
+    /// 10m; `refuse` is a config error naming `air_quality`.
+    func testOverQuotaFitsAnAirQualityQuotaOfItsOwn() throws {
+        var config = publicOpenMeteo(places: 100).with(provider: .metNorway)
+        let stretched = try FairUse.clampInterval(config, file: nil, logger: silent)
+        XCTAssertEqual(stretched.refresh.interval, 600, "the weather's own interval")
+        XCTAssertEqual(stretched.airQuality?.stretchedInterval, 1_543)
+        XCTAssertEqual(AirQualityFeed.schedule(stretched).interval, 1_543)
+        let plan = try XCTUnwrap(RefreshPlan.airQualityOnItsOwn(stretched))
+        XCTAssertTrue(plan.fits, plan.summary)
+        XCTAssertNil(plan.staleBetweenRefreshes(staleAfter: stretched.refresh.staleAfter))
+        XCTAssertEqual(stretched.refresh.staleAfter, 1_543 * 1.5, "outlasts the air quality's interval")
+        XCTAssertEqual(try FairUse.clampInterval(stretched, file: nil, logger: silent), stretched, "again: the same")
+        var fitting = config
+        fitting.refresh.interval = 1_800
+        XCTAssertNil(try FairUse.clampInterval(fitting, file: nil, logger: silent).airQuality?.stretchedInterval)
+        var sharing = publicOpenMeteo(places: 100)
+        sharing.refresh.interval = 4_548
+        XCTAssertNil(
+            try FairUse.clampInterval(sharing, file: nil, logger: silent).airQuality?.stretchedInterval,
+            "on the weather's quota: fitted with it")
+
+        config.refresh.overQuota = .warn
+        let warned = try FairUse.clampInterval(config, file: nil, logger: silent)
+        XCTAssertNil(warned.airQuality?.stretchedInterval)
+        XCTAssertEqual(AirQualityFeed.schedule(warned).interval, 600)
+        config.refresh.overQuota = .refuse
+        XCTAssertThrowsError(try FairUse.clampInterval(config, file: "cloudy.yml", logger: silent)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "cloudy.yml: air_quality: 100 places, air quality on a quota of its own: 160 calls per refresh, "
+                    + "23,040 a day at 10m; the free quota allows 10,000 a day: needs 23m14s or more (25m43s keeps "
+                    + "a 10 % margin) (refresh.over_quota: refuse; raise refresh.interval, or see docs/providers.md)")
+        }
+    }
 }
 
 extension Config {

@@ -123,6 +123,39 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
             check.stderr)
     }
 
+    /// An air quality on a quota of its own (MET Norway's forecast beside Open-Meteo's free
+    /// air-quality host) is fitted to that quota by `refresh.over_quota`, apart from the weather.
+    func testConfigCheckFitsAnAirQualityQuotaOfItsOwn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-plan-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cloudy.yml").path
+        let places = (0..<100).map { "  - name: P\($0)\n    latitude: \(Double($0) / 2)\n    longitude: \($0)" }
+        let yaml =
+            "provider:\n  name: met-norway\n  user_agent: cloudy-tests/1 ops@example.com\nair_quality: {}\n"
+            + "refresh:\n  interval: 10m\nlocations:\n" + places.joined(separator: "\n") + "\n"
+        let plan =
+            "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; the free "
+            + "quota allows 10,000 a day: needs 23m14s or more (25m43s keeps a 10 % margin)\n"
+        for (overQuota, status, last) in [
+            ("stretch", 0, plan + "refresh.over_quota: stretch: the air quality refreshes every 25m43s\n"),
+            ("warn", 0, plan + "refresh.over_quota: warn: the air quality keeps 10m and exceeds its quota\n"),
+            ("refuse", 1, ""),
+        ] {
+            try yaml.replacingOccurrences(of: "interval: 10m", with: "interval: 10m\n  over_quota: \(overQuota)")
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
+            XCTAssertEqual(check.status, Int32(status), overQuota)
+            XCTAssertTrue(check.stdout.hasSuffix(last), "\(overQuota): \(check.stdout)")
+            XCTAssertTrue(check.stdout.contains("100 places, met-norway: ") || status == 1, check.stdout)
+            XCTAssertEqual(
+                check.stderr.contains("then asks nothing for about 14h50m"), overQuota == "warn", check.stderr)
+            if status == 1 {
+                XCTAssertTrue(check.stderr.hasPrefix("\(file): air_quality: \(plan.dropLast())"), check.stderr)
+            }
+        }
+    }
+
     /// 3 places cost 8.7 calls; 100 a day leave 90 (90 %): ten refreshes a day.
     let smallQuota = "  quota: {per_day: 100}"
 

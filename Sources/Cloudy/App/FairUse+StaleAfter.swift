@@ -10,9 +10,9 @@ extension FairUse {
     /// refresh succeeds: 16 minutes of every 46 for 100 places on Open-Meteo's free quota with
     /// a 30m one. The default (30m) is raised quietly; one the config writes, with a warning.
     static func keepStaleAfterPastInterval(_ config: Config, logger: Logger) -> Config {
-        let longestWait =
-            config.warnings.sources.isEmpty
-            ? config.refresh.interval : max(config.refresh.interval, config.warnings.interval)
+        let longestWait = max(
+            config.refresh.interval, config.warnings.sources.isEmpty ? 0 : config.warnings.interval,
+            config.airQuality?.stretchedInterval ?? 0)
         let needed = longestWait + max(longestWait / 2, config.refresh.timeout)
         guard config.refresh.staleAfter < needed else { return config }
         var raised = config

@@ -25,8 +25,10 @@ public enum FairUse {
     /// Against a provider's public host, the interval is raised to its fair-use minimum (and
     /// logged); any other URL (a self-hosted server, a test fake) gets the interval as written —
     /// except OpenWeatherMap, whose ten-minute call budget holds everywhere. Last,
-    /// `refresh.stale_after` is raised to outlast the interval in use (`keepStaleAfterPastInterval`);
-    /// an air-quality source on a quota of its own that cannot refresh within it is logged.
+    /// an air-quality source on a quota of its own is fitted to that quota (`fitAirQualityQuota`).
+    /// Last, `refresh.stale_after` is raised to outlast the intervals in use
+    /// (`keepStaleAfterPastInterval`); an air-quality source on a quota of its own that still
+    /// cannot refresh within it is logged.
     public static func clampInterval(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         var clamped = config
         if let minimum = minimumInterval(config.provider),
@@ -42,7 +44,8 @@ public enum FairUse {
                 ])
         }
         let fitted = try fitQuota(clampWarningsInterval(clamped, logger: logger), file: file, logger: logger)
-        let kept = keepStaleAfterPastInterval(fitted, logger: logger)
+        let kept = keepStaleAfterPastInterval(
+            try fitAirQualityQuota(fitted, file: file, logger: logger), logger: logger)
         if let plan = RefreshPlan.airQualityOnItsOwn(kept),
             let warning = plan.staleBetweenRefreshes(staleAfter: kept.refresh.staleAfter)
         {

@@ -6,11 +6,22 @@ public struct AirQualitySettings: Sendable, Equatable {
     public var url: String
     /// Whether pollen is asked for (Open-Meteo only: OpenWeatherMap has none).
     public var pollen: Bool
+    /// Not a config key: the interval in use when `refresh.over_quota: stretch` raised it past
+    /// `refresh.interval` to fit a quota of the source's own (`FairUse.fitAirQualityQuota`);
+    /// nil: the weather's interval.
+    public var stretchedInterval: Double?
 
     public init(source: AirQualitySourceName = .openMeteo, url: String? = nil, pollen: Bool = true) {
         self.source = source
         self.url = url ?? source.defaultURL
         self.pollen = pollen
+    }
+
+    /// What the source's requests are made of: these settings without the interval in use.
+    var asked: AirQualitySettings {
+        var asked = self
+        asked.stretchedInterval = nil
+        return asked
     }
 }
 

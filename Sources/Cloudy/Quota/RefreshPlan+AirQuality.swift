@@ -1,22 +1,24 @@
 extension RefreshPlan {
     /// The plan of an air-quality source that does not spend the weather provider's quota
     /// (`AirQualitySettings.sharesQuota`): its own account, with the free limits of its public
-    /// host or none (`AirQualitySettings.ownQuota`), on the weather's interval. Nil when air
-    /// quality is off or counted in the weather's plan.
+    /// host or none (`AirQualitySettings.ownQuota`), on the weather's interval or the one
+    /// `refresh.over_quota: stretch` gave it. Nil when air quality is off or counted in the
+    /// weather's plan.
     public static func airQualityOnItsOwn(_ config: Config) -> RefreshPlan? {
         guard let settings = config.airQuality, !settings.sharesQuota(with: config.provider) else { return nil }
         var plan = RefreshPlan(config, alongside: [])
         plan.provider = settings.quotaOwner
         plan.feed = "air quality on a quota of its own"
         plan.upstream = settings.source.upstreamLabel
+        plan.interval = settings.stretchedInterval ?? config.refresh.interval
         plan.quotaIsStated = false
         plan.budget = CallBudget(
             quota: config.replicaShare(of: settings.ownQuota), callsPerPlace: CallCost.airQualityPerPlace(config))
         return plan
     }
 
-    /// When this plan does not fit its quota at its interval (`refresh.over_quota` does not
-    /// stretch it: it runs on the weather's): a warning for `--config.check` and the start-up
+    /// When this plan does not fit its quota at its interval (`refresh.over_quota: warn` kept
+    /// the weather's): a warning for `--config.check` and the start-up
     /// log when its values would leave the page (older than `staleAfter`), else nil. The feed
     /// sends a batch whenever the window has room, so where a window's allowance holds some
     /// refreshes it spends them back to back, then asks nothing until they leave the window;

@@ -2,7 +2,8 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// The air-quality feed: the `air_quality:` source asked for every place on the weather's
-/// `refresh.interval` by a `Feed` of its own (its own back-off, timer and HTTP client, so a
+/// `refresh.interval` (or, on a quota of its own, the one `refresh.over_quota` fitted to it)
+/// by a `Feed` of its own (its own back-off, timer and HTTP client, so a
 /// failing or slow air-quality API never delays the weather or a scrape), recording into the
 /// places' air-quality statuses only. `city:` places are located by the weather's `Geocoder`.
 ///
@@ -89,7 +90,7 @@ public final class AirQualityFeed: ScheduledFeed {
             let carriedChanged =
                 (config.airQuality ?? AirQualitySettings()).source == .openMeteo
                 ? config.forecast != previous.forecast : config.provider.apiKey != previous.provider.apiKey
-            let fetchChanged = config.airQuality != previous.airQuality || carriedChanged
+            let fetchChanged = config.airQuality?.asked != previous.airQuality?.asked || carriedChanged
             feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: nil)
             return
         }
@@ -117,10 +118,12 @@ public final class AirQualityFeed: ScheduledFeed {
         if started { next.start() }
     }
 
-    /// Every place while `air_quality:` is on, none while it is off, on the weather's interval.
+    /// Every place while `air_quality:` is on, none while it is off, on the weather's interval
+    /// or, on a quota of its own it would overrun, the one `refresh.over_quota: stretch` gave it.
     static func schedule(_ config: Config) -> FeedSchedule {
         FeedSchedule(
-            places: config.airQuality == nil ? [] : config.places, interval: config.refresh.interval,
+            places: config.airQuality == nil ? [] : config.places,
+            interval: config.airQuality?.stretchedInterval ?? config.refresh.interval,
             callsPerPlace: CallCost.airQualityPerPlace(config))
     }
 
