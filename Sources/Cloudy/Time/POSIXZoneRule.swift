@@ -35,7 +35,7 @@ struct POSIXZoneRule: Sendable, Equatable {
     func utcOffset(at time: Int64) -> Int {
         guard let daylight else { return standard }
         let seconds = Int(time)
-        let year = CivilDate.year(ofDay: Self.floorDivide(seconds + standard, 86400))
+        let year = HTTPDate.civilFromDays(Self.floorDivide(seconds + standard, 86400)).year
         let start = daylight.start.seconds(in: year) - standard
         let end = daylight.end.seconds(in: year) - daylight.offset
         let inDaylight = start < end ? (start <= seconds && seconds < end) : !(end <= seconds && seconds < start)
@@ -58,6 +58,8 @@ struct POSIXZoneRule: Sendable, Equatable {
         else { return nil }
         daylight = Daylight(offset: daylightOffset, start: start, end: end)
     }
+
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
     static func floorDivide(_ value: Int, _ divisor: Int) -> Int {
         let quotient = value / divisor
@@ -153,44 +155,21 @@ extension POSIXZoneRule.Moment {
         switch day {
         case .noLeapDay(let number):
             days =
-                CivilDate.days(year: year, month: 1, day: 1) + number - 1
-                + (CivilDate.isLeap(year) && number >= 60 ? 1 : 0)
+                HTTPDate.daysFromCivil(year: year, month: 1, day: 1) + number - 1
+                + (POSIXZoneRule.isLeap(year) && number >= 60 ? 1 : 0)
         case .dayOfYear(let number):
-            days = CivilDate.days(year: year, month: 1, day: 1) + number
+            days = HTTPDate.daysFromCivil(year: year, month: 1, day: 1) + number
         case .weekday(let month, let week, let weekday):
-            let first = CivilDate.days(year: year, month: month, day: 1)
+            let first = HTTPDate.daysFromCivil(year: year, month: month, day: 1)
             let firstWeekday = (first % 7 + 11) % 7  // 1970-01-01 was a Thursday (4)
             var day = first + (weekday - firstWeekday + 7) % 7 + (week - 1) * 7
             let next =
                 month == 12
-                ? CivilDate.days(year: year + 1, month: 1, day: 1)
-                : CivilDate.days(year: year, month: month + 1, day: 1)
+                ? HTTPDate.daysFromCivil(year: year + 1, month: 1, day: 1)
+                : HTTPDate.daysFromCivil(year: year, month: month + 1, day: 1)
             while day >= next { day -= 7 }
             days = day
         }
         return days * 86400 + time
-    }
-}
-
-/// Proleptic Gregorian dates as days since 1970-01-01 (Howard Hinnant's algorithms).
-enum CivilDate {
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let shifted = month <= 2 ? year - 1 : year
-        let era = POSIXZoneRule.floorDivide(shifted, 400)
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        return era * 146097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719468
-    }
-
-    static func year(ofDay day: Int) -> Int {
-        let shifted = day + 719468
-        let era = POSIXZoneRule.floorDivide(shifted, 146097)
-        let dayOfEra = shifted - era * 146097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (monthFromMarch >= 10 ? 1 : 0)
     }
 }
