@@ -74,13 +74,19 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
             "\(metrics.filter { $0.key.hasPrefix("cloudy_exporter_upstream_requests_total") })")
     }
 
-    func testConfigCheckPrintsThePlan() throws {
+    /// A config of 100 places after `head`, and the path of a file in a directory of its own,
+    /// removed when the test ends.
+    func hundredPlaces(after head: String) throws -> (yaml: String, file: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-plan-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("cloudy.yml").path
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let places = (0..<100).map { "  - name: P\($0)\n    latitude: \(Double($0) / 2)\n    longitude: \($0)" }
-        let yaml = "refresh:\n  interval: 10m\nlocations:\n" + places.joined(separator: "\n") + "\n"
+        let yaml = head + "refresh:\n  interval: 10m\nlocations:\n" + places.joined(separator: "\n") + "\n"
+        return (yaml, directory.appendingPathComponent("cloudy.yml").path)
+    }
+
+    func testConfigCheckPrintsThePlan() throws {
+        let (yaml, file) = try hundredPlaces(after: "")
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
 
         var check = try runProgram(TestPaths.exporterBinary.path, ["--config.check", "--config.file", file])
@@ -126,14 +132,8 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
     /// An air quality on a quota of its own (MET Norway's forecast beside Open-Meteo's free
     /// air-quality host) is fitted to that quota by `refresh.over_quota`, apart from the weather.
     func testConfigCheckFitsAnAirQualityQuotaOfItsOwn() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-plan-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("cloudy.yml").path
-        let places = (0..<100).map { "  - name: P\($0)\n    latitude: \(Double($0) / 2)\n    longitude: \($0)" }
-        let yaml =
-            "provider:\n  name: met-norway\n  user_agent: cloudy-tests/1 ops@example.com\nair_quality: {}\n"
-            + "refresh:\n  interval: 10m\nlocations:\n" + places.joined(separator: "\n") + "\n"
+        let (yaml, file) = try hundredPlaces(
+            after: "provider:\n  name: met-norway\n  user_agent: cloudy-tests/1 ops@example.com\nair_quality: {}\n")
         let plan =
             "100 places, air quality on a quota of its own: 160 calls per refresh, 23,040 a day at 10m; the free "
             + "quota allows 10,000 a day: needs 23m14s or more (25m43s keeps a 10 % margin)\n"
