@@ -80,18 +80,25 @@ final class DarkSkyEndToEndTests: FakeWeatherTestCase {
     }
 
     /// The gateway's 429 with `RateLimit-Remaining: 0`: the month is spent, nothing is asked until
-    /// the UTC month turns (the fake's `Retry-After` says the same), logged once, shown on /readyz.
-    func testASpentMonthIsAQuietPeriodUntilTheMonthTurns() throws {
-        try fake.control("dark-sky", "{\"key\": \"\(key)\", \"remaining\": 0}")
+    /// the key's month starts afresh, `RateLimit-Reset` seconds later (five days here, not the
+    /// UTC month's turn: a key's month starts on the day it was made; the fake's `Retry-After`
+    /// says the same), logged once, shown on /readyz.
+    func testASpentMonthIsAQuietPeriodUntilTheKeysMonthStartsAfresh() throws {
+        try fake.control("dark-sky", "{\"key\": \"\(key)\", \"remaining\": 0, \"reset\": 432000}")
+        let before = Date().timeIntervalSince1970
         let exporter = try ExporterProcess(config: config(), environment: ["CLOUDY_API_KEY": key])
         try exporter.waitFor("/healthz")
         let refused = "cloudy_exporter_upstream_requests_total{provider=\"dark-sky\",code=\"429\"}"
         let metrics = try exporter.metrics { $0[refused] != nil }
         assertClose(metrics[refused], 1)
         assertClose(metrics["weather_up{location=\"New York\"}"], 0)
-        let lift = QuietPeriod.lift(after: .month, now: Date().timeIntervalSince1970)
+        let after = Date().timeIntervalSince1970
         let ready = String(decoding: try exporter.get("/readyz").body, as: UTF8.self)
-        XCTAssertTrue(ready.contains("no requests to dark-sky until \(QuietPeriod.utcTime(lift))"), ready)
+        // The reset's five days and a minute's margin, from the moment of the refusal.
+        let lifts = stride(from: before.rounded(.down), through: after.rounded(.up), by: 1).map {
+            "no requests to dark-sky until \(QuietPeriod.utcTime($0 + 432_000 + QuietPeriod.resetMargin))"
+        }
+        XCTAssertTrue(lifts.contains { ready.contains($0) }, "\(lifts.first ?? "") …: \(ready)")
         XCTAssertTrue(ready.contains("API rate limit exceeded"), ready)
         // A later scrape: still one request, one log line. That nothing is asked at the next
         // refreshes either is shown on a clock the test advances (QuietPeriodTests, Dark Sky's).

@@ -98,7 +98,9 @@ final class DarkSkyProviderTests: XCTestCase {
         let outcomes = monthly.fetch(places, logger: Logger(label: "t"))
         let spent = try XCTUnwrap(outcomes[0].failure)
         XCTAssertEqual(spent.cause, .quota(.month))
-        XCTAssertEqual(spent.retryAfter, 86_400, "RateLimit-Reset when there is no Retry-After")
+        XCTAssertNil(spent.retryAfter, "none was sent")
+        XCTAssertEqual(
+            spent.windowResetsAt, ManualClock().now() + 86_400, "the key's month starts afresh: RateLimit-Reset")
         XCTAssertTrue(spent.isRateLimit)
         XCTAssertTrue(spent.message.hasPrefix("dark-sky: HTTP 429: API rate limit exceeded"), spent.message)
         XCTAssertFalse(spent.message.contains("(GET "), "every place shows it: no one place's path")

@@ -190,28 +190,6 @@ final class QuietPeriodTests: XCTestCase {
         XCTAssertFalse(rig.readyz.contains("owm-key"), "the key never shows")
     }
 
-    /// Dark Sky's gateway says the month is spent (`RateLimit-Remaining: 0`, no `Retry-After`):
-    /// nothing goes to it at the refreshes before the UTC month turns, and it is asked then.
-    func testDarkSkysSpentMonthHoldsEveryRefreshUntilTheMonthTurns() throws {
-        let start = rig.clock.now()
-        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
-        rig.answer { _ in .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited) }
-        var config = rig.config(places: 1, interval: 60)
-        config.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("ds-key"))
-        rig.start(config)
-        rig.clock.advance(by: 0)
-        XCTAssertEqual(rig.asked.count, 1)
-        let lift = QuietPeriod.lift(after: .month, now: start)
-        XCTAssertEqual(lift, try utc("2026-07-01T00:01:00Z"))
-        XCTAssertTrue(rig.readyz.contains("no requests to dark-sky until \(QuietPeriod.utcTime(lift))"), rig.readyz)
-        for _ in 0..<3 { rig.clock.advance(by: 60) }
-        rig.clock.advance(by: lift - start - 180 - 0.5)
-        XCTAssertEqual(rig.asked.count, 1, "nothing is sent in the rest of the month")
-        rig.clock.advance(by: 0.5)
-        XCTAssertEqual(rig.asked.count, 2, "asked again once the month turns")
-        XCTAssertEqual(rig.log.entries(containing: "refuses requests for its quota").count, 2)
-    }
-
     func testABadRequestIsLoggedOnceAndNeverAskedAgainBeforeTheInterval() throws {
         rig.answer(status: .badRequest, reason: "Latitude must be in range of -90 to 90°. Given: 91.0.")
         rig.start(rig.config(places: 3, interval: 60))

@@ -58,8 +58,9 @@ public final class DarkSkyProvider: WeatherProvider {
     }
 
     /// A non-200 answer as its place's error. Kong's 401/403 mean a bad key; a 429 whose
-    /// `RateLimit-Remaining` is 0 is the monthly quota spent (a quiet period until the month
-    /// turns, or `Retry-After`/`RateLimit-Reset` when later), any other 429 the per-second limit.
+    /// `RateLimit-Remaining` is 0 is the monthly quota spent: a quiet period until the key's
+    /// month starts afresh, `RateLimit-Reset` seconds from now (the UTC month's turn without
+    /// it; `Retry-After` when later); any other 429 is the per-second limit.
     func httpError(_ response: HTTPResponse) -> WeatherFetchError {
         let badKey = response.status == 401 || response.status == 403
         var error = WeatherAPI.refusal(
@@ -68,11 +69,10 @@ public final class DarkSkyProvider: WeatherProvider {
         if response.status == 429, response.headers["ratelimit-remaining"]?.trimmingCharacters(in: .whitespaces) == "0"
         {
             error.cause = .quota(.month)
-            if error.retryAfter == nil {
-                error.retryAfter = response.headers["ratelimit-reset"].flatMap {
-                    RetryAfter.seconds($0, now: Date(timeIntervalSince1970: endpoint.clock.now()))
-                }
-            }
+            let now = endpoint.clock.now()
+            error.windowResetsAt = response.headers["ratelimit-reset"].flatMap {
+                RetryAfter.seconds($0, now: Date(timeIntervalSince1970: now))
+            }.map { now + min($0, QuietPeriod.longestMonth) }
         }
         return error
     }

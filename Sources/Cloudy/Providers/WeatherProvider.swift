@@ -29,6 +29,10 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
     /// place's full weight: Open-Meteo counts a request answered with an HTTP error as one
     /// call, whatever its places and variables (nil: the full weight).
     public var calls: Double?
+    /// When the refused quota window starts afresh (unix seconds), where the answer says so
+    /// apart from the calendar: Pirate Weather's `RateLimit-Reset` counts to the key's own
+    /// monthly reset. Nil: the window's calendar turn (`QuietPeriod.lift(after:now:)`).
+    public var windowResetsAt: Double?
 
     /// The kinds of failure the refresh treats apart.
     public enum Cause: Sendable, Equatable {
@@ -66,7 +70,10 @@ public struct WeatherFetchError: Error, Sendable, Equatable, CustomStringConvert
 
     /// The same error for a place the refresh did not ask because of this one.
     public func notAsked(_ message: String) -> WeatherFetchError {
-        WeatherFetchError(message, retryAfter: retryAfter, isRateLimit: isRateLimit, cause: cause, wasAsked: false)
+        var error = WeatherFetchError(
+            message, retryAfter: retryAfter, isRateLimit: isRateLimit, cause: cause, wasAsked: false)
+        error.windowResetsAt = windowResetsAt
+        return error
     }
 
     public var description: String { message }

@@ -55,8 +55,8 @@ extension Feed {
     }
 
     /// The quiet period a quota refusal asks for, started for the whole account: the window
-    /// named in the answer until it starts afresh (`Retry-After` when later), as Open-Meteo
-    /// names them; a block that names none (OpenWeatherMap's), with the back-off's doubling
+    /// named in the answer until it starts afresh (at its calendar turn, as Open-Meteo's, or
+    /// when the answer says, as Pirate Weather's month; `Retry-After` when later); a block that names none (OpenWeatherMap's), with the back-off's doubling
     /// waits. Logged here, once. Nil when `batch` asked an owner a reload has left since: the
     /// account keeps the refusal for a reload back, and this feed is not held.
     func beginQuietPeriod(
@@ -65,7 +65,9 @@ extension Feed {
         let asked = refusal.retryAfter.map { now + min($0, Backoff.longestRetryAfter) } ?? now
         var windowLift: Double?
         if case .quota(let window?) = refusal.cause {
-            windowLift = max(QuietPeriod.lift(after: window, now: now), asked)
+            let turn =
+                refusal.windowResetsAt.map { $0 + QuietPeriod.resetMargin } ?? QuietPeriod.lift(after: window, now: now)
+            windowLift = max(turn, asked)
         }
         guard account.isAsking(batch) else {
             // Kept for a reload back: until its window starts afresh, or its Retry-After.

@@ -25,12 +25,18 @@ public struct QuietPeriod: Sendable, Equatable, Codable {
     }
 
     /// The latest a refusal of `provider` at `now` can hold requests back: a day (the longest
-    /// `Retry-After` honoured, and Open-Meteo's longest window), or Dark Sky's month. A period
-    /// kept in `quota.json` is held to it, so no file (from an older version, or edited) can
-    /// silence the exporter longer.
+    /// `Retry-After` honoured, and Open-Meteo's longest window), or Dark Sky's month (its key's
+    /// own, which `RateLimit-Reset` counts to: at most `longestMonth`). A period kept in
+    /// `quota.json` is held to it, so no file (from an older version, or edited) can silence
+    /// the exporter longer.
     static func latestLift(of provider: ProviderName, now: Double) -> Double {
-        max(now + Backoff.longestRetryAfter, lift(after: provider == .darkSky ? .month : .day, now: now))
+        provider == .darkSky
+            ? now + longestMonth + resetMargin : max(now + Backoff.longestRetryAfter, lift(after: .day, now: now))
     }
+
+    /// The longest a month's quota can take to start afresh: a `RateLimit-Reset` longer than
+    /// this is taken as this.
+    static let longestMonth = 31 * 86_400.0
 
     /// How long after a window's boundary requests resume. Open-Meteo's server clears its
     /// counters from a timer that runs once a minute, the hourly and daily ones in the first

@@ -36,9 +36,10 @@ Control endpoints (JSON bodies; never counted as weather requests):
       "dark-sky":     {"provider": "dark-sky", "currently": {"temperature": -3.0},
                        "hourly": {"precipIntensity": [0.5, 1.2]}, "daily": {"uvIndex": 9}}
                       see dark_sky.py.
-    POST /-/dark-sky  {"key": "KEY", "remaining": 0, "alerts": [...]}  any of them: the accepted
-                      key (in the path), the RateLimit-Remaining sent (0: every request gets the
-                      monthly quota's 429), the alerts served (null: the fixture's); see dark_sky.py
+    POST /-/dark-sky  {"key": "KEY", "remaining": 0, "reset": 432000, "alerts": [...]}  any of
+                      them: the accepted key (in the path), the RateLimit-Remaining sent (0: every
+                      request gets the monthly quota's 429), the RateLimit-Reset seconds (null: to
+                      the next UTC month), the alerts served (null: the fixture's); see dark_sky.py
     POST /-/owm       {"key": "KEY", "timezone": -18000}  either or both: the accepted appid,
                       and the offset in seconds for /weather "timezone" and /forecast
                       "city.timezone" (null = the fixture's 7200)
@@ -159,7 +160,7 @@ class State:
                 "met_last_modified": MET_DEFAULT_LAST_MODIFIED, "met_expires_in": MET_DEFAULT_EXPIRES_IN,
                 "met_status": 200, "met_overrides": (), "places": self.default_places,
                 "dark_sky_key": self.default_dark_sky_key, "dark_sky_remaining": DEFAULT_REMAINING,
-                "dark_sky_alerts": None, "dark_sky_overrides": (),
+                "dark_sky_reset": None, "dark_sky_alerts": None, "dark_sky_overrides": (),
                 **default_warning_settings(),
             }
         return {"ok": True}
@@ -203,7 +204,7 @@ class State:
     def set_dark_sky(self, body):
         settings = self.change_settings(parse_dark_sky(body))
         return {"ok": True, "key": settings["dark_sky_key"], "remaining": settings["dark_sky_remaining"],
-                "alerts": settings["dark_sky_alerts"]}
+                "reset": settings["dark_sky_reset"], "alerts": settings["dark_sky_alerts"]}
 
     def set_geocoding(self, body):
         settings = self.change_settings({"places": parse_geocoding(body, self.default_places)})

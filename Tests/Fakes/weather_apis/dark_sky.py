@@ -7,7 +7,8 @@ api.pirateweather.net; the key is in the path, which is why every path under /fo
                  pirateweather-error-401.json. Checked first, as Pirate's gateway does.
     quota        when POST /-/dark-sky set {"remaining": 0}: 429 {"message":"API rate limit
                  exceeded"} with RateLimit-Remaining: 0, RateLimit-Reset and Retry-After = the
-                 seconds to the next UTC month (the monthly quota is spent). Checked after the key.
+                 seconds to the key's monthly reset (the monthly quota is spent). Checked after
+                 the key.
     lat,lon      decimal numbers in range, else 400 {"detail":"Invalid Latitude"} / "Invalid
                  Longitude"; a segment that is not lat,lon[,time]: 400 {"detail":"Invalid
                  Location Specification"}. A time is accepted and ignored.
@@ -25,7 +26,9 @@ api.pirateweather.net; the key is in the path, which is why every path under /fo
                  12:00Z, daily from New York's midnight, offset -4). Headers as the gateway sends
                  them: Cache-Control: max-age=900, RateLimit-Limit: 10000,
                  RateLimit-Remaining: the /-/dark-sky "remaining" (default 9999),
-                 RateLimit-Reset: the seconds to the next UTC month.
+                 RateLimit-Reset: the seconds to the key's monthly reset: the /-/dark-sky
+                 "reset" (a key's month starts on the day it was made), by default the seconds
+                 to the next UTC month.
     Overrides    POST /-/override {"provider": "dark-sky", "currently": {"temperature": -3.0},
                  "hourly": {"precipIntensity": [0.5, 1.2]}, "daily": {"temperatureMin": -2}}:
                  a key sets that field of the block's point(s), in SI units before conversion;
@@ -116,7 +119,7 @@ def convert(body, units):
 
 def dark_sky_answer(fixtures, path, query, settings):
     """(status, JSON bytes, extra headers) for /forecast/<key>/<location>."""
-    reset = str(seconds_to_next_month())
+    reset = str(settings["dark_sky_reset"] or seconds_to_next_month())
     headers = [("Cache-Control", "max-age=900"), ("RateLimit-Limit", str(DARK_SKY_LIMIT)),
                ("RateLimit-Remaining", str(settings["dark_sky_remaining"])), ("RateLimit-Reset", reset)]
     parts = path[len(DARK_SKY_PREFIX):].split("/")
@@ -153,10 +156,10 @@ def dark_sky_status_body(status, fixtures):
 
 def parse_dark_sky(body):
     """The /-/dark-sky settings to change."""
-    unknown = set(body) - {"key", "remaining", "alerts"}
+    unknown = set(body) - {"key", "remaining", "reset", "alerts"}
     if unknown or not body:
-        raise ValueError(f"unknown keys {sorted(unknown)}; allowed: key, remaining, alerts" if unknown
-                         else "give key, remaining and/or alerts")
+        raise ValueError(f"unknown keys {sorted(unknown)}; allowed: key, remaining, reset, alerts" if unknown
+                         else "give key, remaining, reset and/or alerts")
     changes = {}
     if "key" in body:
         if not isinstance(body["key"], str) or not body["key"] or "/" in body["key"]:
@@ -167,6 +170,11 @@ def parse_dark_sky(body):
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= DARK_SKY_LIMIT:
             raise ValueError(f"'remaining' must be an integer 0..{DARK_SKY_LIMIT}, got {value!r}")
         changes["dark_sky_remaining"] = value
+    if "reset" in body:
+        value = body["reset"]
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"'reset' must be a positive integer (seconds) or null, got {value!r}")
+        changes["dark_sky_reset"] = value
     if "alerts" in body:
         if body["alerts"] is not None and not isinstance(body["alerts"], list):
             raise ValueError("'alerts' must be a list of alert objects or null")
