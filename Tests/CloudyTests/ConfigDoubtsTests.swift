@@ -117,4 +117,20 @@ extension ConfigDoubtsTests {
             ])
         XCTAssertEqual(try doubts(""), [], "the default says nothing")
     }
+
+    /// `air_quality:` with no value is off like every empty key, though it reads as on (`{}`
+    /// turns it on): said, so that no one waits for air quality that is never asked.
+    func testAnEmptyAirQualityIsSaidToBeOff() throws {
+        let place = "locations:\n  - { name: Oslo, latitude: 59.91, longitude: 10.75 }\n"
+        let off =
+            "air_quality: has no value, which counts as absent: air quality is off; write air_quality: {} to "
+            + "turn it on with the defaults, or remove the key"
+        for empty in ["air_quality:", "air_quality: ~", "air_quality: null"] {
+            let config = try ConfigLoader.parse(yaml: empty + "\n" + place)
+            XCTAssertNil(config.airQuality, empty)
+            XCTAssertEqual(config.doubts(at: june), [off], empty)
+        }
+        XCTAssertEqual(try ConfigLoader.parse(yaml: "air_quality: {}\n" + place).doubts(at: june), [])
+        XCTAssertEqual(try ConfigLoader.parse(yaml: place).doubts(at: june), [], "absent: nothing to say")
+    }
 }

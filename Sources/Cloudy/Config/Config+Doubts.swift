@@ -8,19 +8,25 @@ extension Config {
 
     /// What the config likely says by mistake, though it is valid: each located place whose
     /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
-    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), and thresholds that
-    /// cannot fire (`thresholdDoubts`). `--config.check` prints these as warnings, and the
+    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), an empty
+    /// `air_quality:` and thresholds that cannot fire (`thresholdDoubts`). `--config.check` prints these as warnings, and the
     /// exporter logs them at start and on a reload, each on one line. Empty when none.
     public func doubts(at now: Double) -> [String] {
         (timeZoneDoubts(at: now) + thresholdDoubts).map(ConfigError.oneLine)  // a place's name may hold "\n"
     }
 
-    /// Thresholds the config sets (other than the built-in defaults) that cannot fire: the
-    /// provider gives no daily value for them (docs/providers.md, "what it lacks"),
-    /// `forecast.days` asks for no days, or `air_quality` is set with no `air_quality:` section
-    /// or with a source that gives no European index (OpenWeatherMap's).
+    /// An `air_quality:` written with no value (off, though it reads as on), and thresholds the
+    /// config sets (other than the built-in defaults) that cannot fire: the provider gives no
+    /// daily value for them (docs/providers.md, "what it lacks"), `forecast.days` asks for no
+    /// days, or `air_quality` is set with no `air_quality:` section or with a source that gives
+    /// no European index (OpenWeatherMap's).
     var thresholdDoubts: [String] {
         var doubts = [String]()
+        if airQualityWrittenEmpty {
+            doubts.append(
+                "air_quality: has no value, which counts as absent: air quality is off; write air_quality: {} "
+                    + "to turn it on with the defaults, or remove the key")
+        }
         if let whose = whoSetUnusedAirQualityThreshold {
             doubts.append(
                 "alerts.air_quality\(whose): there is no air_quality: section, so there is no index to compare and "

@@ -23,6 +23,9 @@ public struct Config: Sendable, Equatable {
     /// the loader turned it off: `whoSets(.airQuality)`'s words ("", " of Oslo, Bergen"), which
     /// `doubts(at:)` says. nil when no threshold went unused.
     var whoSetUnusedAirQualityThreshold: String?
+    /// `air_quality:` is written with no value: off, as an absent key (`{}` turns it on), which
+    /// `doubts(at:)` says.
+    var airQualityWrittenEmpty = false
     /// `warnings:`: the official warnings' sources and schedule.
     public var warnings = WarningSettings()
 

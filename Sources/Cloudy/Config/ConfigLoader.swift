@@ -84,6 +84,7 @@ public enum ConfigLoader {
         config.places = try places(document, units: config.units, alerts: config.alerts)
         config.airQuality = try airQualitySettings(document, provider: config.provider)
         if config.airQuality == nil {
+            config.airQualityWrittenEmpty = document.isWrittenEmpty("air_quality")
             // Without air quality there is nothing to compare an air-quality threshold with.
             config.whoSetUnusedAirQualityThreshold = config.whoSets(.airQuality)
             config.alerts[.airQuality] = nil
