@@ -169,7 +169,8 @@ extension AirQualityFeedTests {
     /// The weather on the rig's server and the air quality on `own`, a server of its own that
     /// refuses for its quota while `refusing` holds; the first steps taken.
     func startOnAServerOfItsOwn(
-        refusing: NIOLockedValueBox<Bool>, asked: NIOLockedValueBox<Int> = NIOLockedValueBox(0)
+        refusing: NIOLockedValueBox<Bool>, asked: NIOLockedValueBox<Int> = NIOLockedValueBox(0),
+        ownQuotaFile: URL? = nil
     ) throws -> (ScriptedHTTPServer, Config) {
         try answer()
         let refusal = Array(#"{"error":true,"reason":"Hourly API request limit exceeded."}"#.utf8)
@@ -180,7 +181,7 @@ extension AirQualityFeedTests {
                 ? .respond(status: .tooManyRequests, headers: [], body: refusal)
                 : .respond(status: .ok, headers: [], body: Array(fixture))
         }
-        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL, ownQuotaFile: ownQuotaFile)
         airQuality = feed
         XCTAssertFalse(feed.account === rig.refresher.account, "two servers of one's own")
         return (own, config)

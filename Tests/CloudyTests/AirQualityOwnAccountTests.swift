@@ -45,4 +45,56 @@ extension AirQualityFeedTests {
         XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo-air-quality"}"#], 1.6)
         XCTAssertEqual(rig.store.renderedSamples[calls + #"{provider="open-meteo"}"#], 2.9, "the forecast's alone")
     }
+
+    /// An account of its own keeps a refusal over a restart (`quota-air-quality.json`), so a
+    /// crash loop does not ask a refusing server once per start.
+    func testARefusalOnAnAccountOfItsOwnHoldsOverARestart() throws {
+        let asked = NIOLockedValueBox(0)
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        let (own, config) = try startOnAServerOfItsOwn(
+            refusing: NIOLockedValueBox(true), asked: asked, ownQuotaFile: file)
+        defer { own.stop() }
+        let refused = try XCTUnwrap(airQuality?.account.quietPeriod)
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertTrue(kept.isFor(.openMeteo, url: own.baseURL), kept.owner)
+        XCTAssertEqual(kept.quietPeriod?.until, refused.until)
+        airQuality?.stop(timeout: 1)
+
+        let restarted = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock, ownQuotaFile: file)
+        airQuality = restarted
+        XCTAssertEqual(restarted.account.quietPeriod?.until, refused.until, "the refusal is found")
+        restarted.start()
+        rig.clock.advance(by: 60)
+        restarted.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "and the server is not asked before it lifts")
+        rig.clock.advance(by: refused.until - rig.clock.now())
+        restarted.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 2, "asked when it lifts")
+    }
+
+    /// After a reload to another server of its own the file is that server's: the account left
+    /// settles its late batches (a refusal among them) in memory only.
+    func testAReloadToAnotherServerOfItsOwnGivesItTheFile() throws {
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        let (own, config) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(false), ownQuotaFile: file)
+        defer { own.stop() }
+        let feed = try XCTUnwrap(airQuality)
+        let left = feed.account
+        let (mirror, _) = try rig.mirror()
+        defer { mirror.stop() }
+        var moved = config
+        moved.airQuality = AirQualitySettings(url: mirror.baseURL)
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        XCTAssertTrue(
+            try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).isFor(.openMeteo, url: mirror.baseURL))
+        let late = left.beginQuietPeriod(
+            reason: "open-meteo: HTTP 429", until: rig.clock.now() + 3600, refusing: .asking(.openMeteo, own.baseURL))
+        XCTAssertNotNil(late, "the account left takes a late refusal in")
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertTrue(kept.isFor(.openMeteo, url: mirror.baseURL), kept.owner)
+        XCTAssertNil(kept.quietPeriod, "the mirror refused nothing")
+    }
 }

@@ -146,14 +146,15 @@ final class RefresherRig: @unchecked Sendable {
 
 extension RefresherRig {
     /// One place every 10 minutes with its air quality at `url`: the refresher and the air-quality
-    /// feed started and their first steps taken. The caller stops the feed.
-    func startWithAirQuality(at url: String) -> (AirQualityFeed, Config) {
+    /// feed started and their first steps taken. The caller stops the feed. `ownQuotaFile`: where
+    /// an account of its own is kept (nil: in memory).
+    func startWithAirQuality(at url: String, ownQuotaFile: URL? = nil) -> (AirQualityFeed, Config) {
         var config = config(places: 1, interval: 600)
         config.airQuality = AirQualitySettings(url: url)
         start(config)
         let feed = AirQualityFeed(
             config: config, store: store, weather: refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: log.logger, clock: clock)
+            logger: log.logger, clock: clock, ownQuotaFile: ownQuotaFile)
         feed.start()
         clock.advance(by: 0)
         feed.feed.waitForQueuedWork()

@@ -88,7 +88,8 @@ public final class CloudyApplication: Sendable {
             [
                 refresher,
                 Self.airQualityFeed(
-                    config, store: store, weather: refresher, userAgent: userAgent, logger: logger, clock: clock),
+                    config, store: store, weather: refresher, userAgent: userAgent, storagePath: options.storagePath,
+                    logger: logger, clock: clock),
             ] + Self.warningFeeds(config, store, refresher, userAgent, logger, clock))
         let reloader = ConfigReloader(options: options, store: store, feeds: feeds, clock: clock, logger: logger)
         self.reloader = reloader

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a `QuotaAccount` knows, under its lock.
 extension QuotaAccount {
     struct State {
@@ -7,6 +9,8 @@ extension QuotaAccount {
         var keyed = false
         /// The quota in force; pacing keeps each window within `RefreshPlan.margin` of it.
         var quota: Quota
+        /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
+        var file: URL?
         var ledger = CallLedger()
         /// Calls of batches out now, not yet in the ledger.
         var reserved = 0.0

@@ -19,8 +19,6 @@ public final class QuotaAccount: Sendable {
     let quietPeriodObservers = NIOLockedValueBox<[QuietPeriodObserver]>([])
     /// Other feeds' accounts that count the same quota as an owner of this one (`linkedAccount`).
     let linked = NIOLockedValueBox<[LinkedAccount]>([])
-    /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
-    private let file: URL?
     private let upstream: String?
     private let logger: Logger
 
@@ -34,10 +32,9 @@ public final class QuotaAccount: Sendable {
         provider: ProviderName, upstream: String? = nil, url: String, quota: Quota, file: URL?, now: Double,
         logger: Logger, carried: QuotaState? = nil, keyed: Bool = false
     ) {
-        self.file = file
         self.logger = logger
         self.upstream = upstream
-        var initial = State(provider: provider, url: url, keyed: keyed, quota: quota)
+        var initial = State(provider: provider, url: url, keyed: keyed, quota: quota, file: file)
         let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger) }
         // A refusal kept elsewhere holds no longer than its owner's longest (an edited file).
         func stillInForce(_ quiet: QuietPeriod?, of owner: ProviderName = provider) -> QuietPeriod? {
@@ -45,10 +42,6 @@ public final class QuotaAccount: Sendable {
             quiet.until = min(quiet.until, QuietPeriod.latestLift(of: owner, now: now))
             quiet.upstream = owner == provider ? upstream : quiet.upstream
             return quiet
-        }
-        if let carried {
-            initial.ledger = carried.ledger
-            initial.quietPeriod = stillInForce(carried.quietPeriod)
         }
         if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed) {
             kept.logStartingAfresh(for: provider, url: url, keyed: keyed, file: file, logger: logger)
@@ -62,9 +55,14 @@ public final class QuotaAccount: Sendable {
             logger.info(
                 "calls spent before the restart still count",
                 metadata: [
-                    "provider": "\(provider.rawValue)", "calls_last_day": "\(SampleValue.format(lastDay))",
+                    "provider": "\(upstream ?? provider.rawValue)", "calls_last_day": "\(SampleValue.format(lastDay))",
                     "quiet_until": "\(initial.quietPeriod.map { QuietPeriod.utcTime($0.until) } ?? "none")",
                 ])
+        }
+        if var carried {
+            // What another account knows of the same quota: the more calls, the longer refusal.
+            carried.quietPeriod = stillInForce(carried.quietPeriod)
+            _ = initial.takeIn(carried, upstream: upstream)
         }
         state = NIOLockedValueBox(initial)
     }
@@ -187,7 +185,7 @@ public final class QuotaAccount: Sendable {
     /// at once. A failure is a warning when it starts or its reason changes, not on each of the
     /// two writes of every batch; writing again after it is said once too.
     func save(_ state: inout State) {
-        guard let file else { return }
+        guard let file = state.file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.
         let ledger = state.ledgerWithBatchesOut(at: max(state.reservedAt, state.ledger.entries.last?.time ?? 0))
@@ -208,6 +206,16 @@ public final class QuotaAccount: Sendable {
                     metadata: ["file": "\(file.path)", "error": "\(reason)"])
             }
             state.saveFailure = reason
+        }
+    }
+
+    /// Keeps the state in `file` from now on (written at once), or in memory only (nil): for an
+    /// account a reload left, which still settles its late batches, so that only the account
+    /// asking now writes the file.
+    func keep(in file: URL?) {
+        state.withLockedValue { state in
+            state.file = file
+            save(&state)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
@@ -40,6 +41,9 @@ public final class AirQualityFeed: ScheduledFeed {
         let leftOwn = NIOLockedValueBox<[String: QuotaAccount]>([:])
         let logger: Logger
         let clock: ExporterClock
+        /// Where an account of its own keeps its calls and a refusal over a restart
+        /// (`<storage.path>/quota-air-quality.json`); nil: in memory only.
+        let ownQuotaFile: URL?
     }
 
     private let parts: Parts
@@ -49,13 +53,14 @@ public final class AirQualityFeed: ScheduledFeed {
 
     public init(
         config: Config, store: WeatherStore, weather: Refresher, client: CurlHTTPClient, logger: Logger,
-        clock: ExporterClock
+        clock: ExporterClock, ownQuotaFile: URL? = nil
     ) {
         parts = Parts(
             store: store, weather: weather, client: client, timeout: RequestTimeout(config.refresh.timeout),
-            logger: logger, clock: clock)
+            logger: logger, clock: clock, ownQuotaFile: ownQuotaFile)
         let spending = Self.spending(config)
-        current = NIOLockedValueBox(Current(feed: parts.feed(config, spending: spending), spending: spending))
+        current = NIOLockedValueBox(
+            Current(feed: parts.feed(config, spending: spending, atStart: true), spending: spending))
     }
 
     /// The feed asking now (another one after a reload that moved it to another account).
@@ -105,6 +110,8 @@ public final class AirQualityFeed: ScheduledFeed {
             shownRefusal = feed.account.quietPeriod.map { $0.until > parts.clock.now() } ?? false
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
             let left = previous.airQuality ?? AirQualitySettings()
+            // Only the account asking now keeps the file; the one left still settles late batches.
+            feed.account.keep(in: nil)
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
                 // The weather's account knows it from now on.
                 if let kept = feed.account.kept(sharedWith: { _, _ in true }) { parts.weather.account.absorb(kept) }
@@ -135,23 +142,28 @@ public final class AirQualityFeed: ScheduledFeed {
 }
 
 extension AirQualityFeed.Parts {
-    func feed(_ config: Config, spending: AirQualityFeed.Spending) -> Feed<AirQualityReport> {
+    /// The feed for `config`; `atStart`, the exporter's first, whose account of its own reads
+    /// what the file kept before the restart (a reload's writes it, reading nothing).
+    func feed(_ config: Config, spending: AirQualityFeed.Spending, atStart: Bool = false) -> Feed<AirQualityReport> {
         let source = source(config)
         return Feed(
             source: source, schedule: AirQualityFeed.schedule(config),
             recorder: StatusRecorder(
                 store: store, status: \.airQuality, ownAccount: spending == .weather ? nil : source.providerLabel),
-            account: account(for: spending, config, upstream: source.providerLabel), client: client,
+            account: account(for: spending, config, upstream: source.providerLabel, atStart: atStart), client: client,
             locator: weather.geocoder, logger: logger, clock: clock)
     }
 
-    private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
+    private func account(
+        for spending: AirQualityFeed.Spending, _ config: Config, upstream: String, atStart: Bool
+    ) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
-        // Kept in memory only: quota.json is the weather's account. It is the one a reload left
-        // on this server (a reload back), or else starts with what the weather's account knows
-        // of the same quota (the server both asked before a reload moved the forecast to a
-        // mirror, or before a restart, whose refusal for the day still holds), linked to it.
+        // Kept in `ownQuotaFile` (quota.json is the weather's account). It is the one a reload
+        // left on this server (a reload back), or else starts with what the file kept from
+        // before a restart and what the weather's account knows of the same quota (the server
+        // both asked before a reload moved the forecast to a mirror, or before a restart, whose
+        // refusal for the day still holds), linked to it.
         let quota = config.replicaShare(of: settings.ownQuota)
         let back = leftOwn.withLockedValue { left in
             left.first { $0.value.isAsking(.asking(settings.quotaOwner, settings.url)) }.flatMap {
@@ -162,14 +174,17 @@ extension AirQualityFeed.Parts {
             back.update(provider: settings.quotaOwner, url: settings.url, quota: quota)
             // What the forecast learned of that quota while it asked that server meanwhile.
             if let known = weather.account.kept(sharedWith: settings.countsWith) { back.absorb(known) }
+            back.keep(in: ownQuotaFile)
             return back
         }
         let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }
-        return weather.account.linkedAccount(counting: sharedQuota) { carried in
+        let account = weather.account.linkedAccount(counting: sharedQuota) { carried in
             QuotaAccount(
-                provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota, file: nil,
-                now: clock.now(), logger: logger, carried: carried)
+                provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota,
+                file: atStart ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried)
         }
+        if !atStart { account.keep(in: ownQuotaFile) }
+        return account
     }
 
     func source(_ config: Config) -> any FeedSource<AirQualityReport> {

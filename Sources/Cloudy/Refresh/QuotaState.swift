@@ -27,6 +27,11 @@ public struct QuotaState: Codable, Equatable, Sendable {
         URL(fileURLWithPath: storagePath).appendingPathComponent("quota.json")
     }
 
+    /// The file of an air-quality source's account of its own (`AirQualityFeed`).
+    static func airQualityFile(in storagePath: String) -> URL {
+        URL(fileURLWithPath: storagePath).appendingPathComponent("quota-air-quality.json")
+    }
+
     /// The state kept for `provider` at `url`'s server, if a readable file holds one for them.
     static func load(from file: URL, provider: ProviderName, url: String, logger: Logger) -> QuotaState? {
         guard let state = read(from: file, logger: logger) else { return nil }
