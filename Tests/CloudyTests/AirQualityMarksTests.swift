@@ -37,16 +37,16 @@ final class AirQualityMarksTests: XCTestCase {
         let week = WeekViewModel(
             snapshot: snapshot, airQuality: report.daily, units: place.units, thresholds: place.alerts,
             now: PlaceSnapshots.observedAt)
-        XCTAssertEqual(week.days.map(\.marks), ["", "Heat, Poor air quality", "Poor air quality"])
+        XCTAssertEqual(week.days.map(\.marks), ["", "Heat, Air pollution", "Air pollution"])
         XCTAssertEqual(
             week.days[1].crossings.last,
             ThresholdCrossing(
-                alert: "air_quality", title: "Poor air quality", detail: "air quality index 64, at or above 50"))
+                alert: "air_quality", title: "Air pollution", detail: "air quality index 64 (poor), at or above 50"))
 
         var status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
         status.airQuality = AirQualityStatus(report: report, lastSuccess: 1, lastAttempt: 1)
         let card = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e10)
-        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Heat, Poor air quality · Wednesday: Poor air quality")
+        XCTAssertEqual(card.weather?.thresholdsAhead, "Tomorrow: Heat, Air pollution · Wednesday: Air pollution")
         status.airQuality?.lastSuccess = -1e9  // older than stale_after: its values are not shown
         let staleAir = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e8)
         XCTAssertEqual(staleAir.weather?.thresholdsAhead, "Tomorrow: Heat")
@@ -74,11 +74,11 @@ final class AirQualityMarksTests: XCTestCase {
         let week = WeekViewModel(
             snapshot: snapshot, airQuality: nextDate, units: place.units, thresholds: place.alerts,
             now: PlaceSnapshots.observedAt)
-        XCTAssertEqual(week.days.map(\.marks), ["", "", "Poor air quality"], "64 is the day after tomorrow's")
+        XCTAssertEqual(week.days.map(\.marks), ["", "", "Air pollution"], "64 is the day after tomorrow's")
         var status = PlaceStatus(place: place, snapshot: snapshot, lastSuccess: 1, lastAttempt: 1)
         status.airQuality = AirQualityStatus(
             report: AirQualityReport(daily: nextDate), lastSuccess: 1, lastAttempt: 1)
         let card = StatusViewModel(status: status, units: place.units, now: 2, staleAfter: 1e10)
-        XCTAssertEqual(card.weather?.thresholdsAhead, "Wednesday: Poor air quality")
+        XCTAssertEqual(card.weather?.thresholdsAhead, "Wednesday: Air pollution")
     }
 }

@@ -130,7 +130,7 @@ public struct StatusViewModel: Sendable {
             thresholdsAhead: thresholdsAhead(snapshot, air: air, thresholds: thresholds, now: now))
     }
 
-    /// "Tomorrow: Frost · Friday: Heat, Poor air quality": the week's marks, without details.
+    /// "Tomorrow: Frost · Friday: Heat, Air pollution": the week's marks, without details.
     private static func thresholdsAhead(
         _ snapshot: WeatherSnapshot, air: [DailyAirQuality], thresholds: AlertThresholds, now: Double
     ) -> String? {

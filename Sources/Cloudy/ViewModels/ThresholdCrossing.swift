@@ -6,9 +6,10 @@
 public struct ThresholdCrossing: Sendable, Equatable {
     /// The alert's config key, also the mark's CSS class: "frost", "gust".
     public let alert: String
-    /// "Frost", "Heat", "Gale", "Storm gusts", "Heavy precipitation", "High UV".
+    /// "Frost", "Heat", "Gale", "Storm gusts", "Heavy precipitation", "High UV", "Air pollution".
     public let title: String
-    /// "low 2.0 °C, below 3.0 °C", "gusts 26.0 m/s, at or above 24.5 m/s".
+    /// "low 2.0 °C, below 3.0 °C", "gusts 26.0 m/s, at or above 24.5 m/s", "air quality index 123
+    /// (extremely poor), at or above 100".
     public let detail: String
 
     /// The crossings of `day` against `thresholds`, in `WeatherAlert` order; `air`, the same
@@ -22,6 +23,8 @@ public struct ThresholdCrossing: Sendable, Equatable {
             else { return nil }
             let shownValue = format(value, alert, units)
             let shownThreshold = format(threshold, alert, units)
+            // The index's band, as the card names the current reading and the alert rule its peak.
+            let band = alert == .airQuality ? AirQualityViewModel.european(value).map { " (\($0.band))" } ?? "" : ""
             // A low of -0.02 °C is below 0 °C but reads "0.0 °C", as the threshold does: say so,
             // also when another unit configured reads apart ("0.0 °C / 31.9 °F").
             let readsAlike = zip(shownValue.split(separator: " / "), shownThreshold.split(separator: " / ")).contains {
@@ -30,7 +33,7 @@ public struct ThresholdCrossing: Sendable, Equatable {
             let comparison = alert != .frost ? "at or above" : readsAlike ? "just below" : "below"
             return ThresholdCrossing(
                 alert: alert.rawValue, title: title(alert),
-                detail: "\(measure(alert)) \(shownValue), \(comparison) \(shownThreshold)")
+                detail: "\(measure(alert)) \(shownValue)\(band), \(comparison) \(shownThreshold)")
         }
     }
 
@@ -46,7 +49,8 @@ public struct ThresholdCrossing: Sendable, Equatable {
         return crossed + [.airQuality]
     }
 
-    /// What the pages call an alert, as a mark's title.
+    /// What the pages call an alert, as a mark's title. Air quality's names no band ("Poor" is
+    /// one of the European index's, and the threshold may be in any): the detail does.
     static func title(_ alert: WeatherAlert) -> String {
         switch alert {
         case .frost: return "Frost"
@@ -55,7 +59,7 @@ public struct ThresholdCrossing: Sendable, Equatable {
         case .gust: return "Storm gusts"
         case .precipitation: return "Heavy precipitation"
         case .uv: return "High UV"
-        case .airQuality: return "Poor air quality"
+        case .airQuality: return "Air pollution"
         }
     }
 
