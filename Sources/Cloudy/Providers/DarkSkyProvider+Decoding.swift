@@ -113,9 +113,10 @@ struct DarkSkyAnswer: Decodable {
             guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset(time + 43_200)),
                 date - today >= 0, date - today < days
             else { return nil }
-            // The day's mean intensity (mm/h of liquid water) over its 24 hours, to a micrometre
-            // (0.38 × 24 is 9.120000000000001 in binary: the page would show the noise); Dark
-            // Sky's `precipAccumulation` is snowfall depth, not water.
+            // The day's mean intensity (mm/h of liquid water) over its 24 hours: the whole day's
+            // amount, to a micrometre (0.38 × 24 is 9.120000000000001 in binary: the page would
+            // show the noise). Pirate Weather's accumulations count only the rest of today, and
+            // the original Dark Sky's `precipAccumulation` was snowfall depth, not water.
             return DailyForecast(
                 daysAhead: date - today, date: time,
                 temperatureMaxCelsius: point.temperatureMax, temperatureMinCelsius: point.temperatureMin,
