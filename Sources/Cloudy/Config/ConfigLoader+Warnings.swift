@@ -10,7 +10,8 @@ extension ConfigLoader {
             try block.rejectUnknownKeys(["interval", "sources"])
             if let interval = try block.duration("interval", atLeast: 1) { config.warnings.interval = interval }
             if let list = try block.sequence("sources") {
-                config.warnings.sources = try sources(list, userAgent: config.provider.userAgent)
+                config.warnings.sources = try sources(
+                    list, userAgent: config.provider.userAgent, provider: try document.mapping("provider"))
             }
         }
         guard let locations = try document.sequence("locations") else { return }
@@ -34,7 +35,9 @@ extension ConfigLoader {
         }
     }
 
-    private static func sources(_ list: YAMLSequence, userAgent: String?) throws(ConfigError)
+    /// The listed sources; `provider`, the config's `provider:`, whose `user_agent` an error
+    /// points at when it is written but does not identify the operator.
+    private static func sources(_ list: YAMLSequence, userAgent: String?, provider: YAMLMapping?) throws(ConfigError)
         -> [WarningSourceSettings]
     {
         var sources: [WarningSourceSettings] = []
@@ -48,6 +51,12 @@ extension ConfigLoader {
                 throw entry.error("name", "\(name.rawValue) is listed twice")
             }
             if name == .metNorway, !identifiesOperator(userAgent) {
+                if let provider, provider.has("user_agent") {
+                    throw provider.error(
+                        "user_agent",
+                        "the warning source met-norway (\(entry.path).name) requires a user_agent that identifies "
+                            + "you, e.g. \"cloudy/1.0 you@example.org\"")
+                }
                 throw entry.error(
                     "name",
                     """
