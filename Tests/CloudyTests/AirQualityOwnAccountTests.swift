@@ -97,4 +97,35 @@ extension AirQualityFeedTests {
         XCTAssertTrue(kept.isFor(.openMeteo, url: mirror.baseURL), kept.owner)
         XCTAssertNil(kept.quietPeriod, "the mirror refused nothing")
     }
+
+    /// The first account of its own in the process reads the file, also when a reload makes it
+    /// (the exporter started with the air quality on the weather's server): a refusal kept
+    /// before the restart still holds there.
+    func testTheFirstAccountOfItsOwnAfterARestartReadsTheFileOnAReload() throws {
+        let asked = NIOLockedValueBox(0)
+        let fixture = Array(try TestPaths.fixtureBytes("open-meteo-air-quality.json"))
+        let own = try ScriptedHTTPServer { _ in
+            asked.withLockedValue { $0 += 1 }
+            return .respond(status: .ok, headers: [], body: fixture)
+        }
+        defer { own.stop() }
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        let until = rig.clock.now() + 3000
+        try QuotaState(
+            provider: .openMeteo, url: own.baseURL, ledger: CallLedger(),
+            quietPeriod: QuietPeriod(provider: .openMeteo, reason: "open-meteo: HTTP 429", until: until)
+        ).write(to: file)
+        try answer()
+        let (feed, config) = rig.startWithAirQuality(at: rig.server.baseURL, ownQuotaFile: file)
+        airQuality = feed
+        XCTAssertTrue(feed.account === rig.refresher.account, "on the weather's server: the weather's account")
+        var moved = config
+        moved.airQuality = AirQualitySettings(url: own.baseURL)
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 60)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal kept before the restart")
+        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+    }
 }

@@ -44,6 +44,9 @@ public final class AirQualityFeed: ScheduledFeed {
         /// Where an account of its own keeps its calls and a refusal over a restart
         /// (`<storage.path>/quota-air-quality.json`); nil: in memory only.
         let ownQuotaFile: URL?
+        /// Whether an account of its own was made in this process: the first reads what the file
+        /// kept before the restart; later ones (after reloads) write it, reading nothing.
+        let madeOwn = NIOLockedValueBox(false)
     }
 
     private let parts: Parts
@@ -59,8 +62,7 @@ public final class AirQualityFeed: ScheduledFeed {
             store: store, weather: weather, client: client, timeout: RequestTimeout(config.refresh.timeout),
             logger: logger, clock: clock, ownQuotaFile: ownQuotaFile)
         let spending = Self.spending(config)
-        current = NIOLockedValueBox(
-            Current(feed: parts.feed(config, spending: spending, atStart: true), spending: spending))
+        current = NIOLockedValueBox(Current(feed: parts.feed(config, spending: spending), spending: spending))
     }
 
     /// The feed asking now (another one after a reload that moved it to another account).
@@ -142,21 +144,17 @@ public final class AirQualityFeed: ScheduledFeed {
 }
 
 extension AirQualityFeed.Parts {
-    /// The feed for `config`; `atStart`, the exporter's first, whose account of its own reads
-    /// what the file kept before the restart (a reload's writes it, reading nothing).
-    func feed(_ config: Config, spending: AirQualityFeed.Spending, atStart: Bool = false) -> Feed<AirQualityReport> {
+    func feed(_ config: Config, spending: AirQualityFeed.Spending) -> Feed<AirQualityReport> {
         let source = source(config)
         return Feed(
             source: source, schedule: AirQualityFeed.schedule(config),
             recorder: StatusRecorder(
                 store: store, status: \.airQuality, ownAccount: spending == .weather ? nil : source.providerLabel),
-            account: account(for: spending, config, upstream: source.providerLabel, atStart: atStart), client: client,
+            account: account(for: spending, config, upstream: source.providerLabel), client: client,
             locator: weather.geocoder, logger: logger, clock: clock)
     }
 
-    private func account(
-        for spending: AirQualityFeed.Spending, _ config: Config, upstream: String, atStart: Bool
-    ) -> QuotaAccount {
+    private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
         guard case .own = spending else { return weather.account }
         let settings = config.airQuality ?? AirQualitySettings()
         // Kept in `ownQuotaFile` (quota.json is the weather's account). It is the one a reload
@@ -178,12 +176,16 @@ extension AirQualityFeed.Parts {
             return back
         }
         let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }
+        let first = madeOwn.withLockedValue { made in
+            defer { made = true }
+            return !made
+        }
         let account = weather.account.linkedAccount(counting: sharedQuota) { carried in
             QuotaAccount(
                 provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota,
-                file: atStart ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried)
+                file: first ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried)
         }
-        if !atStart { account.keep(in: ownQuotaFile) }
+        if !first { account.keep(in: ownQuotaFile) }
         return account
     }
 
