@@ -67,14 +67,17 @@ final class ZoneRulesTests: XCTestCase {
         XCTAssertNil(ZoneRules(name: "Mars/Olympus_Mons", directory: zoneinfo))
         for name in [
             "../zoneinfo/Europe/Berlin", "/usr/share/zoneinfo/Europe/Berlin", "posix/Europe/Berlin",
-            "right/Europe/Berlin", "posixrules", "Europe",
+            "right/Europe/Berlin", "posixrules", "Europe", "Europe//Berlin", "./Europe/Berlin", "Europe/./Berlin",
+            "Europe/Berlin/", "",
         ] {
             XCTAssertFalse(ZoneRules(name: name, directory: zoneinfo)?.isFromFile ?? false, name)
         }
         XCTAssertTrue(try XCTUnwrap(ZoneRules.named("Asia/Kathmandu")).isFromFile)
         XCTAssertEqual(ZoneRules.named("Asia/Kathmandu")?.utcOffset(at: summer), 20_700)
         XCTAssertTrue(Place.isTimeZoneName("America/Argentina/Buenos_Aires"))
-        XCTAssertFalse(Place.isTimeZoneName("posix/Europe/Berlin"))
+        for name in ["posix/Europe/Berlin", "Europe//Berlin", "Europe/./Berlin", "Europe/Berlin/"] {
+            XCTAssertFalse(Place.isTimeZoneName(name), "a spelling upstreams refuse: \(name)")
+        }
     }
 
     /// A file without transitions (as `zic -b slim` writes a zone that has always followed one

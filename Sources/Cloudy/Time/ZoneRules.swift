@@ -44,12 +44,14 @@ struct ZoneRules: Sendable {
     }
 
     /// `name`'s compiled rules under `directory`: nil for a name that is not a zone there (a
-    /// path out of it, a table such as `zone.tab`, the `posix/` and `right/` copies, which
-    /// upstreams do not take as zone names), and for a file this reader does not take (one
-    /// counting leap seconds).
+    /// path out of it, or spelt as no zone is, `Europe//Berlin` or `./UTC`, which the file
+    /// system would take but upstreams refuse; a table such as `zone.tab`; the `posix/` and
+    /// `right/` copies, which upstreams do not take as zone names), and for a file this reader
+    /// does not take (one counting leap seconds).
     private static func file(_ name: String, in directory: String) -> TZif? {
-        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains(".."), !name.hasPrefix("posix"),
-            !name.hasPrefix("right/"), name != "localtime",
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), parts[0] != "posix",
+            parts[0] != "right", name != "posixrules", name != "localtime",
             let data = FileManager.default.contents(atPath: directory + "/" + name)
         else { return nil }
         return TZif([UInt8](data))
