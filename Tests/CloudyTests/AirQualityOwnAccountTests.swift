@@ -128,4 +128,67 @@ extension AirQualityFeedTests {
         XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal kept before the restart")
         XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
     }
+
+    /// A server of its own that answers the fixture, counting what it is asked, and a file that
+    /// keeps its refusal (from before a restart) until `until`.
+    func refusedBeforeARestart(until: Double) throws -> (ScriptedHTTPServer, NIOLockedValueBox<Int>, URL) {
+        let asked = NIOLockedValueBox(0)
+        let fixture = Array(try TestPaths.fixtureBytes("open-meteo-air-quality.json"))
+        let server = try ScriptedHTTPServer { _ in
+            asked.withLockedValue { $0 += 1 }
+            return .respond(status: .ok, headers: [], body: fixture)
+        }
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        try QuotaState(
+            provider: .openMeteo, url: server.baseURL, ledger: CallLedger(),
+            quietPeriod: QuietPeriod(provider: .openMeteo, reason: "open-meteo: HTTP 429", until: until)
+        ).write(to: file)
+        return (server, asked, file)
+    }
+
+    /// Started with `air_quality:` off, no account of its own is made (nor the file read for a
+    /// server the config does not name): the reload that turns it on finds the refusal.
+    func testAReloadThatTurnsTheAirQualityOnFindsTheRefusalKeptBeforeTheRestart() throws {
+        let until = rig.clock.now() + 3000
+        let (own, asked, file) = try refusedBeforeARestart(until: until)
+        defer { own.stop() }
+        try answer()
+        let off = rig.config(places: 1, interval: 600)
+        rig.start(off)
+        let feed = AirQualityFeed(
+            config: off, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock, ownQuotaFile: file)
+        airQuality = feed
+        feed.start()
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.log.entries(containing: "the quota state file is for another").count, 0, "not read")
+        var on = off
+        on.airQuality = AirQualitySettings(url: own.baseURL)
+        feed.apply(on, previous: off)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 60)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(feed.account.quietPeriod?.until, until)
+        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+    }
+
+    /// Started on another server of its own, the file kept for this one is held for a reload
+    /// here, as quota.json is for the weather's.
+    func testAReloadBackToTheServerTheFileWasKeptForFindsItsRefusal() throws {
+        let until = rig.clock.now() + 3000
+        let (refused, asked, file) = try refusedBeforeARestart(until: until)
+        defer { refused.stop() }
+        let (other, config) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(false), ownQuotaFile: file)
+        defer { other.stop() }
+        let feed = try XCTUnwrap(airQuality)
+        XCTAssertNil(feed.account.quietPeriod, "the other server refused nothing")
+        var back = config
+        back.airQuality = AirQualitySettings(url: refused.baseURL)
+        feed.apply(back, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 60)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal the file kept")
+        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+    }
 }

@@ -16,8 +16,10 @@ import NIOConcurrencyHelpers
 /// turn it on (a refresh at once) or off (its series leave with the config); a reload that moves
 /// it to another account builds it afresh there.
 public final class AirQualityFeed: ScheduledFeed {
-    /// Which account the feed spends: the weather's, or its own for a source and URL.
+    /// Which account the feed spends: none while `air_quality:` is off (it asks nothing), the
+    /// weather's, or its own for a source and URL.
     enum Spending: Equatable, Sendable {
+        case off
         case weather
         case own(AirQualitySourceName, url: String)
     }
@@ -137,10 +139,17 @@ public final class AirQualityFeed: ScheduledFeed {
     }
 
     static func spending(_ config: Config) -> Spending {
-        let settings = config.airQuality ?? AirQualitySettings()
+        guard let settings = config.airQuality else { return .off }
         return settings.sharesQuota(with: config.provider) ? .weather : .own(settings.source, url: settings.url)
     }
 
+}
+
+extension AirQualityFeed.Spending {
+    var isOwn: Bool {
+        if case .own = self { return true }
+        return false
+    }
 }
 
 extension AirQualityFeed.Parts {
@@ -149,19 +158,20 @@ extension AirQualityFeed.Parts {
         return Feed(
             source: source, schedule: AirQualityFeed.schedule(config),
             recorder: StatusRecorder(
-                store: store, status: \.airQuality, ownAccount: spending == .weather ? nil : source.providerLabel),
+                store: store, status: \.airQuality, ownAccount: spending.isOwn ? source.providerLabel : nil),
             account: account(for: spending, config, upstream: source.providerLabel), client: client,
             locator: weather.geocoder, logger: logger, clock: clock)
     }
 
     private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
-        guard case .own = spending else { return weather.account }
+        guard spending.isOwn else { return weather.account }  // off: no place is asked
         let settings = config.airQuality ?? AirQualitySettings()
         // Kept in `ownQuotaFile` (quota.json is the weather's account). It is the one a reload
         // left on this server (a reload back), or else starts with what the file kept from
-        // before a restart and what the weather's account knows of the same quota (the server
-        // both asked before a reload moved the forecast to a mirror, or before a restart, whose
-        // refusal for the day still holds), linked to it.
+        // before a restart (read by the process's first account of its own; one for another
+        // server keeps it for a reload here) and what the weather's account knows of the same
+        // quota (the server both asked before a reload moved the forecast to a mirror, or
+        // before a restart, whose refusal for the day still holds), linked to it.
         let quota = config.replicaShare(of: settings.ownQuota)
         let back = leftOwn.withLockedValue { left in
             left.first { $0.value.isAsking(.asking(settings.quotaOwner, settings.url)) }.flatMap {
@@ -185,7 +195,12 @@ extension AirQualityFeed.Parts {
                 provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota,
                 file: first ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried)
         }
-        if !first { account.keep(in: ownQuotaFile) }
+        if !first {
+            for left in leftOwn.withLockedValue({ Array($0.values) }) {
+                if let known = left.kept(sharedWith: settings.countsWith) { account.absorb(known) }
+            }
+            account.keep(in: ownQuotaFile)
+        }
         return account
     }
 
