@@ -12,9 +12,10 @@ import NIOConcurrencyHelpers
 /// (`AirQualitySettings.sharesQuota`: Open-Meteo's free hosts count both on one limit per
 /// client, OpenWeatherMap's air pollution spends the provider's key), so both feeds plan and
 /// pace together, a quota refusal quiets both, and `quota.json` keeps the sum; otherwise an
-/// account of its own. Without `air_quality:` the feed is there with no places, so a reload can
-/// turn it on (a refresh at once) or off (its series leave with the config); a reload that moves
-/// it to another account builds it afresh there.
+/// account of its own (kept in `quota-air-quality.json`). Without `air_quality:` the feed is there
+/// with no places and no account of its own, so a reload can turn it on (a refresh at once) or off
+/// (its series leave with the config); such a reload, and one that moves it to another account,
+/// builds it afresh.
 public final class AirQualityFeed: ScheduledFeed {
     /// Which account the feed spends: none while `air_quality:` is off (it asks nothing), the
     /// weather's, or its own for a source and URL.
