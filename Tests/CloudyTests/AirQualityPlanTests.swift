@@ -184,7 +184,7 @@ final class AirQualityPlanTests: XCTestCase {
     /// `refresh.over_quota` fits an air quality on a quota of its own to that quota, as it fits
     /// the weather to the weather's: `stretch` gives the air quality the interval that fits (the
     /// weather keeps its 10m) and `stale_after` outlasts it, so no burst and gap; `warn` keeps
-    /// 10m; `refuse` is a config error naming `air_quality`.
+    /// 10m; `refuse` is a config error naming `refresh.interval`.
     func testOverQuotaFitsAnAirQualityQuotaOfItsOwn() throws {
         var config = publicOpenMeteo(places: 100).with(provider: .metNorway)
         let stretched = try FairUse.clampInterval(config, file: nil, logger: silent)
@@ -213,9 +213,10 @@ final class AirQualityPlanTests: XCTestCase {
         XCTAssertThrowsError(try FairUse.clampInterval(config, file: "cloudy.yml", logger: silent)) { error in
             XCTAssertEqual(
                 "\(error)",
-                "cloudy.yml: air_quality: 100 places, air quality on a quota of its own: 160 calls per refresh, "
-                    + "23,040 a day at 10m; the free quota allows 10,000 a day: needs 23m14s or more (25m43s keeps "
-                    + "a 10 % margin) (refresh.over_quota: refuse; raise refresh.interval, or see docs/providers.md)")
+                "cloudy.yml: refresh.interval: 100 places, air quality on a quota of its own: 160 calls per "
+                    + "refresh, 23,040 a day at 10m; the free quota allows 10,000 a day: needs 23m14s or more (25m43s "
+                    + "keeps a 10 % margin) (refresh.over_quota: refuse; raise the interval or air_quality.pollen: "
+                    + "false, or see docs/providers.md)")
         }
     }
 }

@@ -151,7 +151,7 @@ final class QuotaEndToEndTests: FakeWeatherTestCase {
             XCTAssertEqual(
                 check.stderr.contains("then asks nothing for about 14h50m"), overQuota == "warn", check.stderr)
             if status == 1 {
-                XCTAssertTrue(check.stderr.hasPrefix("\(file): air_quality: \(plan.dropLast())"), check.stderr)
+                XCTAssertTrue(check.stderr.hasPrefix("\(file): refresh.interval: \(plan.dropLast())"), check.stderr)
             }
         }
     }

@@ -5,8 +5,9 @@ extension FairUse {
     /// (`RefreshPlan.airQualityOnItsOwn`), as `fitQuota` does to the weather's: when the weather's
     /// interval needs more than that quota allows, `stretch` gives the air quality the shortest
     /// interval that fits (`AirQualitySettings.stretchedInterval`; the weather keeps its own),
-    /// `warn` keeps the weather's and logs it, `refuse` makes it a config error. Without it the
-    /// feed would spend a window's allowance in a burst of refreshes, then ask nothing for hours.
+    /// `warn` keeps the weather's and logs it, `refuse` makes it a config error naming
+    /// `refresh.interval`, the interval it runs on. Without it the feed would spend a window's
+    /// allowance in a burst of refreshes, then ask nothing for hours.
     static func fitAirQualityQuota(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {
         var fitted = config
         fitted.airQuality?.stretchedInterval = nil
@@ -15,9 +16,13 @@ extension FairUse {
         else { return fitted }
         switch config.refresh.overQuota {
         case .refuse:
+            // The interval is the weather's: the field to change. Pollen costs Open-Meteo 0.6 a place.
+            let settings = config.airQuality ?? AirQualitySettings()
+            let pollen = settings.source == .openMeteo && settings.pollen ? " or air_quality.pollen: false" : ""
             throw ConfigError(
-                file: file, field: "air_quality",
-                reason: "\(plan.summary) (refresh.over_quota: refuse; raise refresh.interval, or see docs/providers.md)"
+                file: file, field: "refresh.interval",
+                reason:
+                    "\(plan.summary) (refresh.over_quota: refuse; raise the interval\(pollen), or see docs/providers.md)"
             )
         case .warn:
             logger.warning(
