@@ -279,12 +279,14 @@ extension ConfigLoaderTests {
         for agent in [
             "cloudy/1.0 ops@example.org", "cloudy/1.0 (+https://weather.example.org/about)", "acme.example.com/2.1",
             "cloudy-tests/1.0 ops@example.org", "Cloudy weather.example.no",
+            ProviderSettings().userAgentInUse + " ops@example.org",
         ] {
             XCTAssertTrue(ConfigLoader.identifiesOperator(agent), agent)
         }
         for agent in [
             nil, "curl/8.0", "python-requests/2.31.0", "cloudy-review/1.0", "cloudy", "ops@example.org",
             "cloudy/1.0 ops@localhost", "cloudy/1.0 @example.org", "Mozilla/5.0 (X11; Linux x86_64)",
+            ProviderSettings().userAgentInUse,  // Cloudy's own, written out: its page is not its operator's
         ] {
             XCTAssertFalse(ConfigLoader.identifiesOperator(agent), agent ?? "nil")
         }

@@ -71,6 +71,8 @@ extension ConfigLoader {
     /// (`curl/8.0`, `python-requests/2.31`) is no contact.
     static func identifiesOperator(_ agent: String?) -> Bool {
         guard let agent, agent.contains("/") || agent.contains(" ") else { return false }
+        // Cloudy's own page (its default agent, written out) names the software, not its operator.
+        let operatorPart = agent.replacingOccurrences(of: ProviderSettings.projectPage, with: "")
         func isDomain<S: StringProtocol>(_ text: S) -> Bool {
             let labels = text.split(separator: ".", omittingEmptySubsequences: false)
             guard labels.count >= 2, let top = labels.last, top.count >= 2, top.allSatisfy(\.isLetter) else {
@@ -80,7 +82,7 @@ extension ConfigLoader {
                 !label.isEmpty && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
             }
         }
-        let words = agent.split(whereSeparator: { " ()[]<>;,+/:".contains($0) })
+        let words = operatorPart.split(whereSeparator: { " ()[]<>;,+/:".contains($0) })
         return words.contains { word in
             let parts = word.split(separator: "@", omittingEmptySubsequences: false)
             if parts.count == 2 { return !parts[0].isEmpty && isDomain(parts[1]) }
