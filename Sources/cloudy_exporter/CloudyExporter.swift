@@ -183,10 +183,12 @@ struct CloudyExporter: AsyncParsableCommand {
                     }
                 }
                 if config.refresh.staleAfterIsWritten, inUse.refresh.staleAfter != config.refresh.staleAfter {
+                    let wait = FairUse.longestWait(inUse)
                     let warning =
                         "\(file): warning: refresh.stale_after \(PrometheusDuration.format(config.refresh.staleAfter)) "
                         + "is shorter than a refresh; raised to \(PrometheusDuration.format(inUse.refresh.staleAfter)) "
-                        + "(the interval in use and half of it, at least refresh.timeout), or series would vanish between successes\n"
+                        + "(the interval in use, \(wait.of) \(PrometheusDuration.format(wait.seconds)), and half of it, "
+                        + "at least refresh.timeout), or series would vanish between successes\n"
                     FileHandle.standardError.write(Data(warning.utf8))
                 }
                 return

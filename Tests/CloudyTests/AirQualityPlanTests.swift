@@ -195,6 +195,7 @@ final class AirQualityPlanTests: XCTestCase {
         XCTAssertTrue(plan.fits, plan.summary)
         XCTAssertNil(plan.staleBetweenRefreshes(staleAfter: stretched.refresh.staleAfter))
         XCTAssertEqual(stretched.refresh.staleAfter, 1_543 * 1.5, "outlasts the air quality's interval")
+        XCTAssertEqual(FairUse.longestWait(stretched).of, "the air quality's interval, stretched to its own quota")
         XCTAssertEqual(try FairUse.clampInterval(stretched, file: nil, logger: silent), stretched, "again: the same")
         var fitting = config
         fitting.refresh.interval = 1_800

@@ -10,10 +10,8 @@ extension FairUse {
     /// refresh succeeds: 16 minutes of every 46 for 100 places on Open-Meteo's free quota with
     /// a 30m one. The default (30m) is raised quietly; one the config writes, with a warning.
     static func keepStaleAfterPastInterval(_ config: Config, logger: Logger) -> Config {
-        let longestWait = max(
-            config.refresh.interval, config.warnings.sources.isEmpty ? 0 : config.warnings.interval,
-            config.airQuality?.stretchedInterval ?? 0)
-        let needed = longestWait + max(longestWait / 2, config.refresh.timeout)
+        let wait = longestWait(config)
+        let needed = wait.seconds + max(wait.seconds / 2, config.refresh.timeout)
         guard config.refresh.staleAfter < needed else { return config }
         var raised = config
         raised.refresh.staleAfter = needed
@@ -23,8 +21,22 @@ extension FairUse {
             metadata: [
                 "configured": "\(PrometheusDuration.format(config.refresh.staleAfter))",
                 "used": "\(PrometheusDuration.format(needed))",
-                "interval": "\(PrometheusDuration.format(longestWait))",
+                "interval": "\(PrometheusDuration.format(wait.seconds))", "of": "\(wait.of)",
             ])
         return raised
+    }
+
+    /// The longest wait between two asks of a place, and whose interval it is:
+    /// `refresh.interval`, `warnings.interval` (a warning source asked) or the air quality's,
+    /// stretched to its own quota (which the weather series then outlast too).
+    public static func longestWait(_ config: Config) -> (seconds: Double, of: String) {
+        var longest = (seconds: config.refresh.interval, of: "refresh.interval")
+        if !config.warnings.sources.isEmpty, config.warnings.interval > longest.seconds {
+            longest = (config.warnings.interval, "warnings.interval")
+        }
+        if let stretched = config.airQuality?.stretchedInterval, stretched > longest.seconds {
+            longest = (stretched, "the air quality's interval, stretched to its own quota")
+        }
+        return longest
     }
 }
