@@ -16,12 +16,7 @@ extension AirQualityFeedTests {
         let feed = try XCTUnwrap(airQuality)
         let refused = try XCTUnwrap(feed.account.quietPeriod)
         XCTAssertEqual(asked.withLockedValue { $0 }, 1)
-        let (mirror, _) = try rig.mirror()
-        defer { mirror.stop() }
-        var moved = config
-        moved.airQuality = AirQualitySettings(url: mirror.baseURL)
-        feed.apply(moved, previous: config)
-        feed.feed.waitForQueuedWork()
+        let moved = try reloadOntoAMirror(feed, from: config)
         rig.clock.advance(by: 0)
         XCTAssertNil(feed.account.quietPeriod, "the mirror refused nothing")
         feed.apply(config, previous: moved)
@@ -82,19 +77,13 @@ extension AirQualityFeedTests {
         defer { own.stop() }
         let feed = try XCTUnwrap(airQuality)
         let left = feed.account
-        let (mirror, _) = try rig.mirror()
-        defer { mirror.stop() }
-        var moved = config
-        moved.airQuality = AirQualitySettings(url: mirror.baseURL)
-        feed.apply(moved, previous: config)
-        feed.feed.waitForQueuedWork()
-        XCTAssertTrue(
-            try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).isFor(.openMeteo, url: mirror.baseURL))
+        let mirror = try XCTUnwrap(try reloadOntoAMirror(feed, from: config).airQuality?.url)
+        XCTAssertTrue(try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).isFor(.openMeteo, url: mirror))
         let late = left.beginQuietPeriod(
             reason: "open-meteo: HTTP 429", until: rig.clock.now() + 3600, refusing: .asking(.openMeteo, own.baseURL))
         XCTAssertNotNil(late, "the account left takes a late refusal in")
         let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
-        XCTAssertTrue(kept.isFor(.openMeteo, url: mirror.baseURL), kept.owner)
+        XCTAssertTrue(kept.isFor(.openMeteo, url: mirror), kept.owner)
         XCTAssertNil(kept.quietPeriod, "the mirror refused nothing")
     }
 
@@ -102,31 +91,26 @@ extension AirQualityFeedTests {
     /// (the exporter started with the air quality on the weather's server): a refusal kept
     /// before the restart still holds there.
     func testTheFirstAccountOfItsOwnAfterARestartReadsTheFileOnAReload() throws {
-        let asked = NIOLockedValueBox(0)
-        let fixture = Array(try TestPaths.fixtureBytes("open-meteo-air-quality.json"))
-        let own = try ScriptedHTTPServer { _ in
-            asked.withLockedValue { $0 += 1 }
-            return .respond(status: .ok, headers: [], body: fixture)
-        }
-        defer { own.stop() }
-        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
         let until = rig.clock.now() + 3000
-        try QuotaState(
-            provider: .openMeteo, url: own.baseURL, ledger: CallLedger(),
-            quietPeriod: QuietPeriod(provider: .openMeteo, reason: "open-meteo: HTTP 429", until: until)
-        ).write(to: file)
+        let (own, asked, file) = try refusedBeforeARestart(until: until)
+        defer { own.stop() }
         try answer()
         let (feed, config) = rig.startWithAirQuality(at: rig.server.baseURL, ownQuotaFile: file)
         airQuality = feed
         XCTAssertTrue(feed.account === rig.refresher.account, "on the weather's server: the weather's account")
+        try reload(feed, from: config, to: own.baseURL, findsRefusalUntil: until, asked: asked)
+    }
+
+    /// Reloads `feed` from `config` onto a mirror of its own (stopped when the test ends); returns
+    /// the config it moved to.
+    func reloadOntoAMirror(_ feed: AirQualityFeed, from config: Config) throws -> Config {
+        let (mirror, _) = try rig.mirror()
+        addTeardownBlock { mirror.stop() }
         var moved = config
-        moved.airQuality = AirQualitySettings(url: own.baseURL)
+        moved.airQuality = AirQualitySettings(url: mirror.baseURL)
         feed.apply(moved, previous: config)
         feed.feed.waitForQueuedWork()
-        rig.clock.advance(by: 60)
-        feed.feed.waitForQueuedWork()
-        XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal kept before the restart")
-        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+        return moved
     }
 
     /// A server of its own that answers the fixture, counting what it is asked, and a file that
@@ -146,6 +130,22 @@ extension AirQualityFeedTests {
         return (server, asked, file)
     }
 
+    /// Reloads `feed` from `config` to the air quality at `url`, and checks that the refusal kept
+    /// until `until` holds there: nothing is asked.
+    func reload(
+        _ feed: AirQualityFeed, from config: Config, to url: String, findsRefusalUntil until: Double,
+        asked: NIOLockedValueBox<Int>, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        var moved = config
+        moved.airQuality = AirQualitySettings(url: url)
+        feed.apply(moved, previous: config)
+        feed.feed.waitForQueuedWork()
+        rig.clock.advance(by: 60)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal kept", file: file, line: line)
+        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts", file: file, line: line)
+    }
+
     /// Started with `air_quality:` off, no account of its own is made (nor the file read for a
     /// server the config does not name): the reload that turns it on finds the refusal.
     func testAReloadThatTurnsTheAirQualityOnFindsTheRefusalKeptBeforeTheRestart() throws {
@@ -162,14 +162,7 @@ extension AirQualityFeedTests {
         feed.start()
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.log.entries(containing: "the quota state file is for another").count, 0, "not read")
-        var on = off
-        on.airQuality = AirQualitySettings(url: own.baseURL)
-        feed.apply(on, previous: off)
-        feed.feed.waitForQueuedWork()
-        rig.clock.advance(by: 60)
-        feed.feed.waitForQueuedWork()
-        XCTAssertEqual(feed.account.quietPeriod?.until, until)
-        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+        try reload(feed, from: off, to: own.baseURL, findsRefusalUntil: until, asked: asked)
     }
 
     /// Started on another server of its own, the file kept for this one is held for a reload
@@ -182,13 +175,6 @@ extension AirQualityFeedTests {
         defer { other.stop() }
         let feed = try XCTUnwrap(airQuality)
         XCTAssertNil(feed.account.quietPeriod, "the other server refused nothing")
-        var back = config
-        back.airQuality = AirQualitySettings(url: refused.baseURL)
-        feed.apply(back, previous: config)
-        feed.feed.waitForQueuedWork()
-        rig.clock.advance(by: 60)
-        feed.feed.waitForQueuedWork()
-        XCTAssertEqual(feed.account.quietPeriod?.until, until, "the refusal the file kept")
-        XCTAssertEqual(asked.withLockedValue { $0 }, 0, "not asked before it lifts")
+        try reload(feed, from: config, to: refused.baseURL, findsRefusalUntil: until, asked: asked)
     }
 }
