@@ -195,7 +195,7 @@ final class AirQualityPlanTests: XCTestCase {
         XCTAssertTrue(plan.fits, plan.summary)
         XCTAssertNil(plan.staleBetweenRefreshes(staleAfter: stretched.refresh.staleAfter))
         XCTAssertEqual(stretched.refresh.staleAfter, 1_543 * 1.5, "outlasts the air quality's interval")
-        XCTAssertEqual(FairUse.longestWait(stretched).of, "the air quality's interval, stretched to its own quota")
+        XCTAssertEqual(FairUse.longestWait(stretched).of, "the air quality's, stretched to its own quota")
         XCTAssertEqual(try FairUse.clampInterval(stretched, file: nil, logger: silent), stretched, "again: the same")
         var fitting = config
         fitting.refresh.interval = 1_800
@@ -216,8 +216,16 @@ final class AirQualityPlanTests: XCTestCase {
                 "\(error)",
                 "cloudy.yml: refresh.interval: 100 places, air quality on a quota of its own: 160 calls per "
                     + "refresh, 23,040 a day at 10m; the free quota allows 10,000 a day: needs 23m14s or more (25m43s "
-                    + "keeps a 10 % margin) (refresh.over_quota: refuse; raise the interval or air_quality.pollen: "
-                    + "false, or see docs/providers.md)")
+                    + "keeps a 10 % margin) (refresh.over_quota: refuse; raise the interval, or see docs/providers.md)",
+                "without pollen 100 places need 16m11s: no help")
+        }
+        var fifty = publicOpenMeteo(places: 50).with(provider: .metNorway)
+        fifty.refresh.overQuota = .refuse
+        XCTAssertThrowsError(try FairUse.clampInterval(fifty, file: "cloudy.yml", logger: silent)) { error in
+            XCTAssertTrue(
+                "\(error)".hasSuffix(
+                    "(refresh.over_quota: refuse; raise the interval or air_quality.pollen: false, or "
+                        + "see docs/providers.md)"), "50 places without pollen fit 10m: \(error)")
         }
     }
 }

@@ -16,9 +16,12 @@ extension FairUse {
         else { return fitted }
         switch config.refresh.overQuota {
         case .refuse:
-            // The interval is the weather's: the field to change. Pollen costs Open-Meteo 0.6 a place.
-            let settings = config.airQuality ?? AirQualitySettings()
-            let pollen = settings.source == .openMeteo && settings.pollen ? " or air_quality.pollen: false" : ""
+            // The interval is the weather's: the field to change; or pollen off, where that fits.
+            var withoutPollen = fitted
+            withoutPollen.airQuality?.pollen = false
+            let pollenOffFits =
+                fitted.airQuality?.pollen == true && RefreshPlan.airQualityOnItsOwn(withoutPollen)?.fits == true
+            let pollen = pollenOffFits ? " or air_quality.pollen: false" : ""
             throw ConfigError(
                 file: file, field: "refresh.interval",
                 reason:
