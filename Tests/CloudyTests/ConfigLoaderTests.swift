@@ -287,6 +287,7 @@ extension ConfigLoaderTests {
             nil, "curl/8.0", "python-requests/2.31.0", "cloudy-review/1.0", "cloudy", "ops@example.org",
             "cloudy/1.0 ops@localhost", "cloudy/1.0 @example.org", "Mozilla/5.0 (X11; Linux x86_64)",
             ProviderSettings().userAgentInUse,  // Cloudy's own, written out: its page is not its operator's
+            "cloudy_exporter/0.1.0 (+http://GitHub.com/cloudy-exporter/cloudy)",
         ] {
             XCTAssertFalse(ConfigLoader.identifiesOperator(agent), agent ?? "nil")
         }

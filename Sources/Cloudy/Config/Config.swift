@@ -70,10 +70,10 @@ public struct ProviderSettings: Sendable, Equatable {
     public var userAgent: String?
     /// What upstream requests send as `User-Agent`: `user_agent`, else Cloudy's own.
     public var userAgentInUse: String {
-        userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+\(Self.projectPage))"
+        userAgent ?? "cloudy_exporter/\(BuildInfo.version) (+https://\(Self.projectPage))"
     }
     /// Cloudy's own page, in its default `User-Agent`: it names the software, not who runs it.
-    static let projectPage = "https://github.com/cloudy-exporter/cloudy"
+    static let projectPage = "github.com/cloudy-exporter/cloudy"
     /// OpenWeatherMap only: One Call 3.0 instead of the free 2.5 endpoints.
     public var oneCall = false
 

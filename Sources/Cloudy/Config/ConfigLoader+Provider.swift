@@ -72,7 +72,8 @@ extension ConfigLoader {
     static func identifiesOperator(_ agent: String?) -> Bool {
         guard let agent, agent.contains("/") || agent.contains(" ") else { return false }
         // Cloudy's own page (its default agent, written out) names the software, not its operator.
-        let operatorPart = agent.replacingOccurrences(of: ProviderSettings.projectPage, with: "")
+        let operatorPart = agent.replacingOccurrences(
+            of: ProviderSettings.projectPage, with: "", options: .caseInsensitive)
         func isDomain<S: StringProtocol>(_ text: S) -> Bool {
             let labels = text.split(separator: ".", omittingEmptySubsequences: false)
             guard labels.count >= 2, let top = labels.last, top.count >= 2, top.allSatisfy(\.isLetter) else {
