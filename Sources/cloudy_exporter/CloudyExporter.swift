@@ -187,7 +187,7 @@ struct CloudyExporter: AsyncParsableCommand {
                     let warning =
                         "\(file): warning: refresh.stale_after \(PrometheusDuration.format(config.refresh.staleAfter)) "
                         + "is shorter than a refresh; raised to \(PrometheusDuration.format(inUse.refresh.staleAfter)) "
-                        + "(the interval in use, \(wait.of) \(PrometheusDuration.format(wait.seconds)), and half of it, "
+                        + "(the longest interval in use, \(wait.of) \(PrometheusDuration.format(wait.seconds)), and half of it, "
                         + "at least refresh.timeout), or series would vanish between successes\n"
                     FileHandle.standardError.write(Data(warning.utf8))
                 }

@@ -101,8 +101,8 @@ final class StaleAfterFloorTests: XCTestCase {
         XCTAssertTrue(check.stdout.hasPrefix("\(file): OK"), check.stdout)
         XCTAssertEqual(
             check.stderr,
-            "\(file): warning: refresh.stale_after 30m is shorter than a refresh; raised to 3h (the interval in use, "
-                + "refresh.interval 2h, and half of it, at least refresh.timeout), or series would vanish between "
+            "\(file): warning: refresh.stale_after 30m is shorter than a refresh; raised to 3h (the longest interval "
+                + "in use, the weather's 2h, and half of it, at least refresh.timeout), or series would vanish between "
                 + "successes\n")
 
         try yaml.replacingOccurrences(of: "  stale_after: 30m\n", with: "").write(

@@ -26,16 +26,17 @@ extension FairUse {
         return raised
     }
 
-    /// The longest wait between two asks of a place, and whose interval it is:
-    /// `refresh.interval`, `warnings.interval` (a warning source asked) or the air quality's,
-    /// stretched to its own quota (which the weather series then outlast too).
+    /// The longest wait between two asks of a place, and whose interval it is: the weather's
+    /// (`refresh.interval` as in use: raised to the fair-use floor or stretched to the quota),
+    /// `warnings.interval` (a warning source asked) or the air quality's, stretched to its own
+    /// quota (which the weather series then outlast too).
     public static func longestWait(_ config: Config) -> (seconds: Double, of: String) {
-        var longest = (seconds: config.refresh.interval, of: "refresh.interval")
+        var longest = (seconds: config.refresh.interval, of: "the weather's")
         if !config.warnings.sources.isEmpty, config.warnings.interval > longest.seconds {
             longest = (config.warnings.interval, "warnings.interval")
         }
         if let stretched = config.airQuality?.stretchedInterval, stretched > longest.seconds {
-            longest = (stretched, "the air quality's interval, stretched to its own quota")
+            longest = (stretched, "the air quality's, stretched to its own quota")
         }
         return longest
     }
