@@ -24,9 +24,9 @@ public enum FairUse {
     ///
     /// Against a provider's public host, the interval is raised to its fair-use minimum (and
     /// logged); any other URL (a self-hosted server, a test fake) gets the interval as written —
-    /// except OpenWeatherMap, whose ten-minute call budget holds everywhere. Last,
-    /// an air-quality source on a quota of its own is fitted to that quota (`fitAirQualityQuota`).
-    /// Last, `refresh.stale_after` is raised to outlast the intervals in use
+    /// except OpenWeatherMap, whose ten-minute call budget holds everywhere. Then an air-quality
+    /// source on a quota of its own is fitted to that quota (`fitAirQualityQuota`). Last,
+    /// `refresh.stale_after` is raised to outlast the intervals in use
     /// (`keepStaleAfterPastInterval`); an air-quality source on a quota of its own that still
     /// cannot refresh within it is logged.
     public static func clampInterval(_ config: Config, file: String?, logger: Logger) throws(ConfigError) -> Config {

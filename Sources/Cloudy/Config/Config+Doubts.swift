@@ -9,8 +9,9 @@ extension Config {
     /// What the config likely says by mistake, though it is valid: each located place whose
     /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
     /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), an empty
-    /// `air_quality:` and thresholds that cannot fire (`thresholdDoubts`). `--config.check` prints these as warnings, and the
-    /// exporter logs them at start and on a reload, each on one line. Empty when none.
+    /// `air_quality:` and thresholds that cannot fire (`thresholdDoubts`). `--config.check`
+    /// prints these as warnings, and the exporter logs them at start and on a reload, each on
+    /// one line. Empty when none.
     public func doubts(at now: Double) -> [String] {
         (timeZoneDoubts(at: now) + thresholdDoubts).map(ConfigError.oneLine)  // a place's name may hold "\n"
     }

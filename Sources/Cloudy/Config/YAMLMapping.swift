@@ -51,13 +51,13 @@ struct YAMLMapping {
         }
     }
 
-    /// The value node, or nil when the key is absent or explicitly null.
     /// Whether `key` is written with an empty value (empty, `~` or `null`), which every read
     /// takes as the key's absence.
     func isWrittenEmpty(_ key: String) -> Bool {
         pairs.contains { $0.key == key } && value(key) == nil
     }
 
+    /// The value node, or nil when the key is absent or explicitly null.
     private func value(_ key: String) -> Node? {
         guard let node = pairs.first(where: { $0.key == key })?.value else { return nil }
         if case .scalar(let scalar) = node, scalar.style == .plain,
