@@ -35,6 +35,9 @@ public struct RefreshPlan: Sendable, Equatable {
     /// under (`open-meteo-air-quality`); nil for the weather provider's, labelled by its name.
     public var upstream: String?
 
+    /// The `provider` label its quota families and calls are shown under.
+    public var providerLabel: String { upstream ?? provider.rawValue }
+
     /// The plan of `config`, with the feeds it runs beside the weather on the same quota
     /// (`QuotaSpending.alongside`) unless `alongside` names them.
     public init(_ config: Config, alongside: [QuotaSpending]? = nil) {

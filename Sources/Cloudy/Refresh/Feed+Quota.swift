@@ -56,9 +56,10 @@ extension Feed {
 
     /// The quiet period a quota refusal asks for, started for the whole account: the window
     /// named in the answer until it starts afresh (at its calendar turn, as Open-Meteo's, or
-    /// when the answer says, as Pirate Weather's month; `Retry-After` when later); a block that names none (OpenWeatherMap's), with the back-off's doubling
-    /// waits. Logged here, once. Nil when `batch` asked an owner a reload has left since: the
-    /// account keeps the refusal for a reload back, and this feed is not held.
+    /// when the answer says, as Pirate Weather's month; `Retry-After` when later); a block that
+    /// names none (OpenWeatherMap's), with the back-off's doubling waits. Logged here, once.
+    /// Nil when `batch` asked an owner a reload has left since: the account keeps the refusal
+    /// for a reload back, and this feed is not held.
     func beginQuietPeriod(
         after refusal: WeatherFetchError, of batch: QuotaReservation, now: Double, placesWaiting: Int
     ) -> QuietPeriod? {

@@ -91,13 +91,13 @@ public final class ExporterTelemetry: UpstreamRecording, Sendable {
         var calls = reading.calls
         let plans = (reading.plan.map { [$0] } ?? []) + reading.plansBeside
         // Each plan's calls are shown from the start, 0 before the first call.
-        for plan in plans { calls[plan.upstream ?? plan.provider.rawValue, default: 0] += 0 }
+        for plan in plans { calls[plan.providerLabel, default: 0] += 0 }
         page.declare(upstreamCalls)
         for (provider, calls) in calls.sorted(by: { $0.key < $1.key }) {
             page.add(upstreamCalls, labels: [("provider", provider)], value: CallCost.rounded(calls), suffix: "_total")
         }
         for plan in plans {
-            let provider = plan.upstream ?? plan.provider.rawValue
+            let provider = plan.providerLabel
             for window in QuotaWindow.allCases {
                 if let limit = plan.budget.quota.limits[window] {
                     page.add(quotaCalls, labels: [("provider", provider), ("window", window.rawValue)], value: limit)
