@@ -104,10 +104,11 @@ public final class AirQualityFeed: ScheduledFeed {
             feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: nil)
             return
         }
-        // Another account: calls spent and a quiet period belong to the one that was asked. An
-        // account of its own on the quota the weather's now spends (the forecast moved to the
-        // server the air quality asked alone) is taken in, so its refusal still holds there.
-        feed.stop(timeout: Feed<AirQualityReport>.stopWait)
+        // Another account: calls spent and a quiet period belong to the one that was asked, also
+        // those of a batch still out (it comes back to the feed retired below). An account of its
+        // own on the quota the weather's now spends (the forecast moved to the server the air
+        // quality asked alone) is taken in, so its refusal still holds there.
+        var settled: (@Sendable () -> Void)?
         // The page rendered by the reload still shows a refusal of the account left: rendered
         // again below, it is gone at once, not at the weather's next refresh.
         var shownRefusal = false
@@ -118,12 +119,15 @@ public final class AirQualityFeed: ScheduledFeed {
             // Only the account asking now keeps the file; the one left still settles late batches.
             feed.account.keep(in: nil)
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
-                // The weather's account knows it from now on.
-                if let kept = feed.account.kept(sharedWith: { _, _ in true }) { parts.weather.account.absorb(kept) }
+                // The weather's account knows it from now on, and again once a batch out is back.
+                let (own, weather) = (feed.account, parts.weather.account)
+                settled = { if let kept = own.kept(sharedWith: { _, _ in true }) { weather.absorb(kept) } }
+                settled?()
             } else {
                 parts.leftOwn.withLockedValue { $0[feed.account.askingNow.owner] = feed.account }
             }
         }
+        feed.retire(then: settled)
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
         if shownRefusal { parts.store.render(now: parts.clock.now()) }

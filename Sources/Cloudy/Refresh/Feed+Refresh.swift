@@ -150,8 +150,8 @@ extension Feed {
             self.run = nil
             return
         }
-
-        var refusal: WeatherFetchError?
+        guard !retired.withLockedValue({ $0 }) else { return settleRetired(results, of: batch, now: now) }
+        let refusal = Self.quotaRefusal(among: results)
         var refused: [Int] = []
         var answeredNow: [Int] = []
         // Another 429 (a rate limit, not the quota): the rest of the refresh is not asked.
@@ -162,7 +162,6 @@ extension Feed {
         for (offset, index) in taken.enumerated() {
             let outcome = offset < results.count ? results[offset] : .failure(WeatherFetchError("no answer"))
             if case .failure(let error) = outcome, case .quota = error.cause {
-                if refusal == nil || (refusal?.wasAsked == false && error.wasAsked) { refusal = error }
                 refused.append(index)
             } else {
                 if case .failure(let error) = outcome, error.isRateLimit, error.wasAsked { rateLimit = error }

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import NIOConcurrencyHelpers
 
 /// The schedule of one upstream (a `FeedSource`) for a set of places: refreshes from one-shot
 /// timers on a serial queue, the first at start-up, then every `FeedSchedule.interval` — later
@@ -30,6 +31,8 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     /// feeds yield to the places it waits to ask (`QuotaAccount.claimFirst`).
     let claimsQuotaFirst: Bool
     let idle = DispatchGroup()
+    /// A reload gave its places to another feed (`retire`): a batch still out only settles.
+    let retired = NIOLockedValueBox(false)
     // Touched only on `queue`:
     var source: any FeedSource<Report>
     var schedule: FeedSchedule

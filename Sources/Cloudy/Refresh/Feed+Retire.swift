@@ -1,0 +1,42 @@
+/// A feed a reload replaced with another on the same places (the air quality moved to another
+/// quota account): it asks nothing more, but a batch it has out comes back to it, so the account
+/// it was asked on settles its calls and keeps a quota refusal it brings, for the feeds of that
+/// account and for a reload back (as the forecast's feed, which a reload never replaces, keeps
+/// one for the server it left: `QuotaAccount.beginQuietPeriod`).
+extension Feed {
+    /// Stops asking, as `stop` does, without cutting short a batch out and without waiting for
+    /// it (the request's own timeout bounds it; a shutdown cancels it with the client). What the
+    /// batch brings back is not recorded or shown: the feed that took over asks these places now.
+    /// `settled` runs on the feed's queue once the batch out, if any, has settled.
+    public func retire(then settled: (@Sendable () -> Void)? = nil) {
+        retired.withLockedValue { $0 = true }
+        queue.async {
+            self.running = false
+            self.run = nil
+            self.claimQuota(places: 0)
+            self.timer?.cancel()
+            self.timer = nil
+            self.staleTimer?.cancel()
+            self.staleTimer = nil
+            settled?()
+        }
+    }
+
+    /// A batch that came back after `retire`: its calls are settled already; a quota refusal
+    /// among its answers starts the quiet period of the account it was asked on.
+    func settleRetired(_ results: [Result<Report, WeatherFetchError>], of batch: QuotaReservation, now: Double) {
+        run = nil
+        guard let refusal = Self.quotaRefusal(among: results) else { return }
+        _ = beginQuietPeriod(after: refusal, of: batch, now: now, placesWaiting: 0)
+    }
+
+    /// The quota refusal among a batch's answers that says the most: one the upstream sent
+    /// (`wasAsked`) before one the source inferred without asking.
+    static func quotaRefusal(among results: [Result<Report, WeatherFetchError>]) -> WeatherFetchError? {
+        let refusals = results.compactMap { outcome -> WeatherFetchError? in
+            guard case .failure(let error) = outcome, case .quota = error.cause else { return nil }
+            return error
+        }
+        return refusals.first(where: \.wasAsked) ?? refusals.first
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import NIOConcurrencyHelpers
+import XCTest
+
+@testable import Cloudy
+
+/// A reload that moves the air quality to another quota account while its batch is out: the
+/// batch comes back to the feed the reload retired, and a quota refusal it brings is kept for the
+/// account it was asked on (not cancelled, as a shutdown's is).
+extension AirQualityFeedTests {
+    static let hourly = #"{"error":true,"reason":"Hourly API request limit exceeded."}"#
+
+    /// A server of the air quality's own that answers its second request with the hour's quota
+    /// refusal once `gate` opens, and the others with the fixture; the forecast from the rig's
+    /// entry. `asked` counts the air-quality requests, `forecasts` the forecast's.
+    func airQualityServer(
+        holding gate: ScriptedHTTPServer.ReleaseGate, asked: NIOLockedValueBox<Int>,
+        forecasts: NIOLockedValueBox<Int> = NIOLockedValueBox(0)
+    ) throws -> ScriptedHTTPServer {
+        let fixture = Array(try TestPaths.fixtureBytes("open-meteo-air-quality.json"))
+        let forecast = Array(rig.entry.utf8)
+        let refusal = Array(Self.hourly.utf8)
+        let server = try ScriptedHTTPServer { head in
+            guard head.uri.hasPrefix("/v1/air-quality") else {
+                forecasts.withLockedValue { $0 += 1 }
+                return .respond(status: .ok, headers: [], body: forecast)
+            }
+            let count = asked.withLockedValue { asked in
+                asked += 1
+                return asked
+            }
+            return count == 2
+                ? .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: refusal))
+                : .respond(status: .ok, headers: [], body: fixture)
+        }
+        addTeardownBlock {
+            gate.open()
+            server.stop()
+        }
+        return server
+    }
+
+    /// Starts the next refresh on another thread (it waits on the air quality's held batch) and
+    /// returns once that batch is out; the group is left when the refresh has run.
+    func sendTheNextBatch(asked: NIOLockedValueBox<Int>) -> DispatchGroup {
+        let refresh = DispatchGroup()
+        let clock = rig.clock
+        DispatchQueue.global().async(group: refresh) { clock.advance(by: 600) }
+        let deadline = Date().addingTimeInterval(10)
+        while asked.withLockedValue({ $0 }) < 2, Date() < deadline { usleep(1000) }
+        XCTAssertEqual(asked.withLockedValue { $0 }, 2, "the air quality's batch is out")
+        return refresh
+    }
+
+    /// Moved to a mirror while its batch is out, which then comes back refused for the hour: the
+    /// account left keeps the refusal, and a reload back does not ask that server before it lifts.
+    func testARefusalThatComesBackAfterAReloadAwayHoldsOnAReloadBack() throws {
+        try answer()
+        let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
+        let own = try airQualityServer(holding: gate, asked: asked)
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
+        airQuality = feed
+        let (left, retired) = (feed.account, feed.feed)
+        let refresh = sendTheNextBatch(asked: asked)
+        let moved = try reloadOntoAMirror(feed, from: config)
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
+        let refused = try XCTUnwrap(left.quietPeriod, "the refusal the batch brought back")
+        XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
+        XCTAssertNil(feed.account.quietPeriod, "the mirror refused nothing")
+
+        feed.apply(config, previous: moved)
+        XCTAssertTrue(feed.account === left, "the account left is taken up again")
+        rig.clock.advance(by: 60)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 2, "the server is not asked before the refusal lifts")
+    }
+
+    /// The forecast moved onto the server the air quality asked alone while the air quality's
+    /// batch is out there: the weather's account, which the air quality joins, learns of the
+    /// refusal the batch brings back after the move, and the forecast does not ask into it.
+    func testARefusalThatComesBackAfterTheForecastMovedInReachesTheWeathersAccount() throws {
+        try answer()
+        let (gate, asked, forecasts) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0), NIOLockedValueBox(0))
+        let own = try airQualityServer(holding: gate, asked: asked, forecasts: forecasts)
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
+        airQuality = feed
+        let retired = feed.feed
+        let refresh = sendTheNextBatch(asked: asked)
+        var moved = config
+        moved.provider = ProviderSettings(url: own.baseURL)
+        rig.reload(to: moved, from: config)
+        feed.apply(moved, previous: config)
+        XCTAssertTrue(feed.account === rig.refresher.account, "one server, one quota")
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
+        rig.refresher.waitForQueuedWork()
+        let refused = try XCTUnwrap(rig.refresher.account.quietPeriod, "the refusal the batch brought back")
+        XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
+
+        let forecastsAsked = forecasts.withLockedValue { $0 }
+        rig.clock.advance(by: 600)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(forecasts.withLockedValue { $0 }, forecastsAsked, "the forecast is held by it")
+    }
+}
