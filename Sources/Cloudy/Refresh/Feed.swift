@@ -114,22 +114,6 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
-    /// (shutdown must not wait on a hung upstream).
-    public func stop(timeout: Double = stopWait) {
-        client.cancelAll()
-        queue.async {
-            self.running = false
-            self.run = nil
-            self.claimQuota(places: 0)
-            self.timer?.cancel()
-            self.timer = nil
-            self.staleTimer?.cancel()
-            self.staleTimer = nil
-        }
-        _ = idle.wait(timeout: .now() + timeout)
-    }
-
     /// Applies a reloaded schedule; `source` is the upstream rebuilt when what is fetched changed
     /// (nil: it stays, with its caches), or when only how it is asked changed (`asksEveryPlace`
     /// false: it takes over as it is, the schedule unmoved); `restart` (nil: none) starts its

@@ -1,9 +1,20 @@
-/// A feed a reload replaced with another on the same places (the air quality moved to another
-/// quota account): it asks nothing more, but a batch it has out comes back to it, so the account
-/// it was asked on settles its calls and keeps a quota refusal it brings, for the feeds of that
-/// account and for a reload back (as the forecast's feed, which a reload never replaces, keeps
-/// one for the server it left: `QuotaAccount.beginQuietPeriod`).
+import Dispatch
+
+/// How a feed stops: for good at shutdown (`stop`), or when a reload gives its places to another
+/// feed (`retire`: the air quality moved to another quota account). A retired feed asks nothing
+/// more, but a batch it has out comes back to it, so the account it was asked on settles its
+/// calls and keeps a quota refusal it brings, for the feeds of that account and for a reload back
+/// (as the forecast's feed, which a reload never replaces, keeps one for the server it left:
+/// `QuotaAccount.beginQuietPeriod`).
 extension Feed {
+    /// Cancels the timers and aborts a refresh in flight, waiting for it at most `timeout` seconds
+    /// (shutdown must not wait on a hung upstream).
+    public func stop(timeout: Double = stopWait) {
+        client.cancelAll()
+        queue.async { self.halt() }
+        _ = idle.wait(timeout: .now() + timeout)
+    }
+
     /// Stops asking, as `stop` does, without cutting short a batch out and without waiting for
     /// it (the request's own timeout bounds it; a shutdown cancels it with the client). What the
     /// batch brings back is not recorded or shown: the feed that took over asks these places now.
@@ -11,15 +22,21 @@ extension Feed {
     public func retire(then settled: (@Sendable () -> Void)? = nil) {
         retired.withLockedValue { $0 = true }
         queue.async {
-            self.running = false
-            self.run = nil
-            self.claimQuota(places: 0)
-            self.timer?.cancel()
-            self.timer = nil
-            self.staleTimer?.cancel()
-            self.staleTimer = nil
+            self.halt()
             settled?()
         }
+    }
+
+    /// Nothing more is asked: the refresh under way dropped, its claim on the quota given up, the
+    /// timers cancelled. On the queue.
+    private func halt() {
+        running = false
+        run = nil
+        claimQuota(places: 0)
+        timer?.cancel()
+        timer = nil
+        staleTimer?.cancel()
+        staleTimer = nil
     }
 
     /// A batch that came back after `retire`: its calls are settled already; a quota refusal
