@@ -79,6 +79,16 @@ final class DarkSkyProviderTests: XCTestCase {
         XCTAssertFalse(network.message.contains(key))
     }
 
+    /// A short key (`k`) is scrubbed where it stands alone, as in a path or after `appid=`, not
+    /// inside words, so the message stays readable; a key of a real length goes wherever it is.
+    func testAShortKeyIsScrubbedOnlyWhereItStandsAlone() {
+        XCTAssertEqual(
+            Secret("k").scrub("dark-sky: HTTP 404: no route for /forecast/k/x?appid=k&key=k (k)"),
+            "dark-sky: HTTP 404: no route for /forecast/<redacted>/x?appid=<redacted>&key=<redacted> (<redacted>)")
+        XCTAssertEqual(Secret("k1").scrub("k1k1 k1"), "k1k1 <redacted>")
+        XCTAssertEqual(Secret("0123abcd").scrub("key 0123abcd in x0123abcdy"), "key <redacted> in x<redacted>y")
+    }
+
     /// The explanation is cut at 200 characters after the key is blanked out, so a cut that would
     /// fall inside an echoed key leaves no part of it.
     func testAKeyEchoedWhereTheExplanationIsCutLeavesNoPartOfIt() throws {

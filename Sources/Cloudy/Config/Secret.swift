@@ -12,9 +12,25 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public var debugDescription: String { "<redacted>" }
 
     /// `text` with every occurrence of the key replaced, for error messages that might echo
-    /// a URL or a body.
+    /// a URL or a body. A short key (a test's `k`, under `gluedBelow` characters) is replaced
+    /// only where no letter or digit touches it (in a path, after `appid=`), so the words around
+    /// it stay readable: `dark-sky`, not `dar<redacted>-s<redacted>y`.
     public func scrub(_ text: String) -> String {
         guard !value.isEmpty else { return text }
-        return text.replacingOccurrences(of: value, with: "<redacted>")
+        guard value.count < Self.gluedBelow else { return text.replacingOccurrences(of: value, with: "<redacted>") }
+        var scrubbed = ""
+        var rest = text[...]
+        while let found = rest.range(of: value) {
+            let before = found.lowerBound > text.startIndex ? text[text.index(before: found.lowerBound)] : nil
+            let after = found.upperBound < text.endIndex ? text[found.upperBound] : nil
+            let glued = [before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
+            scrubbed += rest[..<found.lowerBound]
+            scrubbed += glued ? String(rest[found]) : "<redacted>"
+            rest = rest[found.upperBound...]
+        }
+        return scrubbed + rest
     }
+
+    /// Keys this long or longer (every real provider's) are replaced wherever they occur.
+    static let gluedBelow = 8
 }
