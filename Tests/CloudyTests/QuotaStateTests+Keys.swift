@@ -3,9 +3,9 @@ import XCTest
 
 @testable import Cloudy
 
-/// A key is part of the quota's owner only where it makes the quota another one (Open-Meteo's
-/// commercial API): a provider always asked with a key keeps the quota.json written before the
-/// key counted, as it keeps any of its own.
+/// A key added makes the quota another one only for Open-Meteo (its commercial API): a provider
+/// always asked with a key keeps the quota.json written before the key counted, as it keeps any
+/// of its own. Another key is another quota for every provider (`QuotaState.key`).
 extension QuotaStateTests {
     /// A quota.json an older Cloudy wrote for `provider`, refused until `until`: no `keyed` field.
     func writeAnOlderFile(_ provider: ProviderName, until: Double) throws {
@@ -47,5 +47,41 @@ extension QuotaStateTests {
         config.provider.apiKey = Secret("k")
         restart(config)
         XCTAssertEqual(rig.refresher.quietPeriod?.until, until, "with one: the commercial API's refusal, kept")
+    }
+
+    /// A Dark Sky key whose month is spent holds no other key, after a restart or a reload, and
+    /// is not forgotten: a reload back to it finds its refusal, and does not ask before it lifts.
+    func testAnotherKeyIsAnotherQuotaOverARestartAndAReload() throws {
+        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
+        let forecast = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        rig.answer { head in
+            head.uri.hasPrefix("/forecast/spent-key/")
+                ? .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited)
+                : .respond(status: .ok, headers: [], body: forecast)
+        }
+        var spent = rig.config(places: 1, interval: 600)
+        spent.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("spent-key"))
+        rig.start(spent)
+        rig.clock.advance(by: 0)
+        let refused = try XCTUnwrap(rig.refresher.quietPeriod, "the month is spent")
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(kept.key, Secret("spent-key").fingerprint)
+        XCTAssertFalse(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("spent-key"))
+
+        var fresh = spent
+        fresh.provider.apiKey = Secret("fresh-key")
+        restart(fresh)
+        XCTAssertNil(rig.refresher.quietPeriod, "another key's month")
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 2)
+        XCTAssertEqual(rig.placesUp, 1, "the fresh key is asked and answered")
+
+        rig.reload(to: spent, from: fresh)
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.refresher.quietPeriod?.until, refused.until, "the spent key's refusal, found again")
+        XCTAssertEqual(rig.asked.count, 2, "and that key is not asked before it lifts")
+        rig.reload(to: fresh, from: spent)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 3, "the fresh key is asked at once")
     }
 }

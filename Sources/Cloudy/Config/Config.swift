@@ -105,6 +105,11 @@ public struct ProviderSettings: Sendable, Equatable {
     /// (`QuotaState.keyed`). OpenWeatherMap and Dark Sky are always asked with a key.
     public var spendsAKeysQuota: Bool { name == .openMeteo && apiKey != nil }
 
+    /// The fingerprint of the key the provider counts calls against (`Secret.fingerprint`), nil
+    /// without one: another key is another quota (a Dark Sky key's month, an OpenWeatherMap
+    /// account's), so quota.json and a reload tell them apart (`QuotaState.key`).
+    public var quotaKey: String? { name == .metNorway ? nil : apiKey?.fingerprint }
+
     /// Whether `url` names `defaultURL`'s host, by http or https, on any port, with or without
     /// a path (`https://api.open-meteo.com:443/` is the public host too).
     static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {

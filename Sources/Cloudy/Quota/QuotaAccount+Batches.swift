@@ -30,7 +30,7 @@ extension QuotaAccount {
             }
             return QuotaReservation(
                 places: taken, callsPerPlace: callsPerPlace, provider: state.provider, url: state.url,
-                keyed: state.keyed)
+                keyed: state.keyed, key: state.key)
         }
     }
 
@@ -69,7 +69,7 @@ extension QuotaAccount {
     /// The owner the account asks now, with no places reserved: what a batch that asked the same
     /// quota through another account is filed as here.
     var askingNow: QuotaReservation {
-        state.withLockedValue { .asking($0.provider, $0.url, keyed: $0.keyed) }
+        state.withLockedValue { .asking($0.provider, $0.url, keyed: $0.keyed, key: $0.key) }
     }
 
     /// The earliest moment from `now` on when a place costing `callsPerPlace` fits: `now`

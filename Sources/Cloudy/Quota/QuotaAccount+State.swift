@@ -5,8 +5,9 @@ extension QuotaAccount {
     struct State {
         var provider: ProviderName
         var url: String
-        /// The owner is asked with a key (`QuotaState.keyed`).
+        /// The owner is asked with a key (`QuotaState.keyed`), and which (`QuotaState.key`).
         var keyed = false
+        var key: String?
         /// The quota in force; pacing keeps each window within `RefreshPlan.margin` of it.
         var quota: Quota
         /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
@@ -30,7 +31,7 @@ extension QuotaAccount {
         /// them (kept in memory only).
         var left: [String: QuotaState] = [:]
 
-        var owner: String { QuotaState.owner(provider, url, keyed: keyed) }
+        var owner: String { QuotaState.owner(provider, url, keyed: keyed, key: key) }
 
         /// What the account knows of the owner `shares` names: its own owner's, or else the one
         /// a reload left that was refused longest (should two servers of the quota have been
@@ -66,20 +67,21 @@ extension QuotaAccount {
         /// Whether `batch` asked the owner the account has now, however either URL is spelt.
         func owns(_ batch: QuotaReservation) -> Bool {
             batch.provider == provider && ProviderSettings.isSameServer(batch.url, url) && batch.keyed == keyed
+                && batch.key == key
         }
-        /// Where what a reload left of `provider` at `url`'s server (with a key or without) is
-        /// kept, however the URL was spelt; nil when nothing is.
-        func leftKey(_ provider: ProviderName, _ url: String, keyed: Bool) -> String? {
-            left.first(where: { $0.value.isFor(provider, url: url, keyed: keyed) })?.key
+        /// Where what a reload left of `provider` at `url`'s server (with a key or without, and
+        /// which) is kept, however the URL was spelt; nil when nothing is.
+        func leftKey(_ provider: ProviderName, _ url: String, keyed: Bool, key: String?) -> String? {
+            left.first(where: { $0.value.isFor(provider, url: url, keyed: keyed, key: key) })?.key
         }
         /// Where what `batch` spent and a refusal it brought back are kept when a reload left its
         /// owner: the entry of that server however it was spelt, or a new one.
         func leftKey(of batch: QuotaReservation) -> String {
-            leftKey(batch.provider, batch.url, keyed: batch.keyed) ?? batch.owner
+            leftKey(batch.provider, batch.url, keyed: batch.keyed, key: batch.key) ?? batch.owner
         }
         /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
-        mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool) -> QuotaState? {
-            leftKey(provider, url, keyed: keyed).flatMap { left.removeValue(forKey: $0) }
+        mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool, key: String?) -> QuotaState? {
+            leftKey(provider, url, keyed: keyed, key: key).flatMap { left.removeValue(forKey: $0) }
         }
         /// Takes in what another account knew of this owner's quota (`QuotaAccount.absorb`): the
         /// ledger with more calls over the longest window, and the refusal that lasts longer.

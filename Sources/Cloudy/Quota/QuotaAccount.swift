@@ -27,14 +27,15 @@ public final class QuotaAccount: Sendable {
     /// another owner is held in memory for a reload back). `carried`: what another account
     /// knows of the same quota (`kept(sharedWith:)`), for an account that takes it over.
     /// `upstream` names who a quiet period holds back when it is not the provider's own API
-    /// (`QuotaState.upstream`); `keyed`, that the owner is asked with a key (`QuotaState.keyed`).
+    /// (`QuotaState.upstream`); `keyed`, that the owner is asked with a key (`QuotaState.keyed`),
+    /// and `key`, which (`QuotaState.key`).
     public init(
         provider: ProviderName, upstream: String? = nil, url: String, quota: Quota, file: URL?, now: Double,
-        logger: Logger, carried: QuotaState? = nil, keyed: Bool = false
+        logger: Logger, carried: QuotaState? = nil, keyed: Bool = false, key: String? = nil
     ) {
         self.logger = logger
         self.upstream = upstream
-        var initial = State(provider: provider, url: url, keyed: keyed, quota: quota, file: file)
+        var initial = State(provider: provider, url: url, keyed: keyed, key: key, quota: quota, file: file)
         let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger) }
         // A refusal kept elsewhere holds no longer than its owner's longest (an edited file).
         func stillInForce(_ quiet: QuietPeriod?, of owner: ProviderName = provider) -> QuietPeriod? {
@@ -43,11 +44,11 @@ public final class QuotaAccount: Sendable {
             quiet.upstream = owner == provider ? upstream : quiet.upstream
             return quiet
         }
-        if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed) {
-            kept.logStartingAfresh(for: provider, url: url, keyed: keyed, file: file, logger: logger)
+        if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed, key: key) {
+            kept.logStartingAfresh(for: provider, url: url, keyed: keyed, key: key, file: file, logger: logger)
             initial.left[kept.owner] = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
-                quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed)
+                quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed, key: kept.key)
         } else if let kept = fromFile {
             initial.ledger = kept.ledger
             initial.quietPeriod = stillInForce(kept.quietPeriod)
@@ -92,26 +93,31 @@ public final class QuotaAccount: Sendable {
     /// one starts afresh, or where it was left when a reload went back to it (a mirror tried
     /// while the public host refused for its day). A URL respelled for the same server (a path,
     /// `localhost` for `127.0.0.1`) is the same owner: its refusals and back-off still hold. A
-    /// key added or removed (`keyed`) is another owner: the key's quota is not the free one.
+    /// key added or removed (`keyed`) is another owner: the key's quota is not the free one; so
+    /// is another key (`key`, its fingerprint): a Dark Sky key's month is not another key's.
     /// What a linked account asking the new owner's quota knows of it (the air quality alone on
     /// the server the forecast moves to) is taken in at once, before the forecast asks it, unless
     /// the new owner is asked with a key (`keyed`: the key's quota is another).
     /// Returns whether the owner changed.
     @discardableResult
-    public func update(provider: ProviderName, url: String, quota: Quota, keyed: Bool = false) -> Bool {
-        let known = linkedAccounts(asking: .asking(provider, url, keyed: keyed)).compactMap { $0.kept { _, _ in true } }
+    public func update(provider: ProviderName, url: String, quota: Quota, keyed: Bool = false, key: String? = nil)
+        -> Bool
+    {
+        let asking = QuotaReservation.asking(provider, url, keyed: keyed, key: key)
+        let known = linkedAccounts(asking: asking).compactMap { $0.kept { _, _ in true } }
         return state.withLockedValue { state in
             state.quota = quota
-            guard state.provider != provider || !ProviderSettings.isSameServer(state.url, url) || state.keyed != keyed
-            else { return false }
-            _ = state.takeLeft(state.provider, state.url, keyed: state.keyed)  // an older spelling of the same server
+            guard !state.owns(asking) else { return false }
+            // An older spelling of the same server.
+            _ = state.takeLeft(state.provider, state.url, keyed: state.keyed, key: state.key)
             state.left[state.owner] = QuotaState(
                 provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed)
+                keyed: state.keyed, key: state.key)
             state.provider = provider
             state.url = url
             state.keyed = keyed
-            let back = state.takeLeft(provider, url, keyed: keyed)
+            state.key = key
+            let back = state.takeLeft(provider, url, keyed: keyed, key: key)
             state.ledger = back?.ledger ?? CallLedger()
             state.quietPeriod = back?.quietPeriod
             for other in known { _ = state.takeIn(other, upstream: upstream) }
@@ -192,7 +198,7 @@ public final class QuotaAccount: Sendable {
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed
+                keyed: state.keyed, key: state.key
             ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])

@@ -9,18 +9,22 @@ public struct QuotaReservation: Sendable, Equatable {
     let url: String
     /// Sent with a key: its calls and refusal are the key's quota, never another account's.
     var keyed = false
+    /// The fingerprint of the key it was sent with (`QuotaState.key`).
+    var key: String?
 
     /// The owner asked, as `QuotaAccount` keys the ones a reload left.
-    var owner: String { QuotaState.owner(provider, url, keyed: keyed) }
+    var owner: String { QuotaState.owner(provider, url, keyed: keyed, key: key) }
 
-    /// `provider` at `url` (with a key or without) with no places reserved: an owner asked, to
-    /// compare with or to file under.
-    static func asking(_ provider: ProviderName, _ url: String, keyed: Bool = false) -> QuotaReservation {
-        QuotaReservation(places: 0, callsPerPlace: 0, provider: provider, url: url, keyed: keyed)
+    /// `provider` at `url` (with a key or without, and which) with no places reserved: an owner
+    /// asked, to compare with or to file under.
+    static func asking(_ provider: ProviderName, _ url: String, keyed: Bool = false, key: String? = nil)
+        -> QuotaReservation
+    {
+        QuotaReservation(places: 0, callsPerPlace: 0, provider: provider, url: url, keyed: keyed, key: key)
     }
 
     /// What the account keeps of the owner when it knows nothing of it yet.
     var emptyState: QuotaState {
-        QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed)
+        QuotaState(provider: provider, url: url, ledger: CallLedger(), quietPeriod: nil, keyed: keyed, key: key)
     }
 }

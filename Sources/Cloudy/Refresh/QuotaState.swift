@@ -16,6 +16,9 @@ public struct QuotaState: Codable, Equatable, Sendable {
     /// key's, shared with no feed asking without one. Absent (nil) in a file an older Cloudy
     /// wrote, which did not say: such a file counts for the owner with a key or without.
     var keyed: Bool?
+    /// The fingerprint of the key the calls were sent with (`ProviderSettings.quotaKey`): another
+    /// key is another quota. Absent in a file an older Cloudy wrote, which counts for any key.
+    var key: String?
 
     /// Whether the calls were sent with a key (`keyed`).
     var isKeyed: Bool { keyed == true }
@@ -44,11 +47,14 @@ public struct QuotaState: Codable, Equatable, Sendable {
 
     /// Says that the file, kept for another owner, does not count for `provider` at `url`
     /// (asked with a key when `keyed`).
-    func logStartingAfresh(for provider: ProviderName, url: String, keyed: Bool = false, file: URL, logger: Logger) {
+    func logStartingAfresh(
+        for provider: ProviderName, url: String, keyed: Bool = false, key: String? = nil, file: URL, logger: Logger
+    ) {
         logger.info(
             "the quota state file is for another provider, server or key; it starts afresh for this one",
             metadata: [
-                "file": "\(file.path)", "kept_for": "\(owner)", "now_for": "\(Self.owner(provider, url, keyed: keyed))",
+                "file": "\(file.path)", "kept_for": "\(owner)",
+                "now_for": "\(Self.owner(provider, url, keyed: keyed, key: key))",
             ])
     }
 
@@ -76,18 +82,21 @@ public struct QuotaState: Codable, Equatable, Sendable {
     }
 
     /// `open-meteo https://api.open-meteo.com`.
-    var owner: String { Self.owner(provider, url, keyed: isKeyed) }
+    var owner: String { Self.owner(provider, url, keyed: isKeyed, key: key) }
 
-    /// An owner's key among those a `QuotaAccount` keeps: `<provider> <url>`.
-    /// `… with a key` when `keyed`: the key's quota is another owner's than the free one.
-    static func owner(_ provider: ProviderName, _ url: String, keyed: Bool = false) -> String {
-        provider.rawValue + " " + url + (keyed ? " with a key" : "")
+    /// An owner's key among those a `QuotaAccount` keeps: `<provider> <url>`, `… key sha256:…`
+    /// with the fingerprint of the key asked with, or `… with a key` when `keyed` alone says so:
+    /// a key's quota is another owner's than the free one, or than another key's.
+    static func owner(_ provider: ProviderName, _ url: String, keyed: Bool = false, key: String? = nil) -> String {
+        provider.rawValue + " " + url + (key.map { " key " + $0 } ?? (keyed ? " with a key" : ""))
     }
 
     /// Whether it was kept for `provider` at `url`'s server, asked with a key or without as
-    /// `keyed` says (either, for a file that does not say).
-    func isFor(_ provider: ProviderName, url: String, keyed: Bool = false) -> Bool {
+    /// `keyed` says (either, for a file that does not say) and with the key `key` fingerprints
+    /// (any, for a file that does not say).
+    func isFor(_ provider: ProviderName, url: String, keyed: Bool = false, key: String? = nil) -> Bool {
         self.provider == provider && ProviderSettings.isSameServer(self.url, url) && (self.keyed ?? keyed) == keyed
+            && (self.key.map { $0 == key } ?? true)
     }
 
     /// Writes the state to `file` (`StorageFile`).

@@ -42,7 +42,7 @@ public final class Refresher: ScheduledFeed {
         account = QuotaAccount(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
             file: QuotaState.file(in: storagePath), now: clock.now(), logger: logger,
-            keyed: config.provider.spendsAKeysQuota)
+            keyed: config.provider.spendsAKeysQuota, key: config.provider.quotaKey)
         let timeout = RequestTimeout(config.refresh.timeout)
         self.timeout = timeout
         feed = Feed(
@@ -81,7 +81,7 @@ public final class Refresher: ScheduledFeed {
         let budget = callBudget(config)
         let restart = account.update(
             provider: config.provider.name, url: config.provider.url, quota: budget.quota,
-            keyed: config.provider.spendsAKeysQuota)
+            keyed: config.provider.spendsAKeysQuota, key: config.provider.quotaKey)
         geocoder.update(url: config.geocodingURL, timeout: config.refresh.timeout, places: config.places)
         timeout.seconds = config.refresh.timeout
         let source =

@@ -1,4 +1,3 @@
-import CCrypt
 import NIOConcurrencyHelpers
 
 /// The (user, password) pairs bcrypt has verified, so a scrape every second does not pay bcrypt
@@ -36,24 +35,12 @@ final class LoginCache: Sendable {
         input.append(contentsOf: user)
         input.append(contentsOf: password)
         defer { input.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-        var digest = [UInt8](repeating: 0, count: 32)
-        var size: UInt32 = 0
-        let ok = input.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &size, Self.sha256.algorithm, nil)
-        }
-        precondition(ok == 1 && size == 32, "SHA-256 from libcrypto failed")
+        let digest = SHA256.digest(input)
         func word(_ offset: Int) -> UInt64 {
             digest[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
         }
         return Key(a: word(0), b: word(8), c: word(16), d: word(24))
     }
-
-    /// SHA-256 fetched from OpenSSL's provider once: `EVP_sha256()` would fetch it again on every
-    /// digest, which costs more than the digest of a login.
-    private struct Algorithm: @unchecked Sendable {  // an immutable OpenSSL object, never freed
-        let algorithm: OpaquePointer?
-    }
-    private static let sha256 = Algorithm(algorithm: EVP_MD_fetch(nil, "SHA256", nil))
 
     /// True when bcrypt verified this login before (and it is still kept); marks it used.
     func contains(_ key: Key) -> Bool {
