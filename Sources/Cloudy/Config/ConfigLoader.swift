@@ -193,6 +193,12 @@ public enum PlaceName {
     public static func problem(_ name: String) -> String? {
         if name.trimmingCharacters(in: .whitespaces).isEmpty { return "must not be empty" }
         if name.count > maxLength { return "is \(name.count) characters long; at most \(maxLength) are allowed" }
+        // "Berlin " beside "Berlin" would be two series that read the same on a dashboard.
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed != name {
+            return "\"\(name)\" starts or ends with white space, which the label and the page would keep; "
+                + "write \"\(trimmed)\""
+        }
         // Escaping makes quotes, backslashes and newlines safe in labels and HTML; other
         // control characters have no readable form anywhere, so they are refused.
         if let bad = name.unicodeScalars.first(where: {
