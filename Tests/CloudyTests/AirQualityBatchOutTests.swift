@@ -105,4 +105,36 @@ extension AirQualityFeedTests {
         rig.refresher.waitForQueuedWork()
         XCTAssertEqual(forecasts.withLockedValue { $0 }, forecastsAsked, "the forecast is held by it")
     }
+
+    /// The same, and a second reload while the batch is still out moves the forecast back to its
+    /// own server: the refusal is the air quality's server's, so it holds the air quality's new
+    /// account there, not the forecast's server, which refused nothing.
+    func testARefusalThatComesBackAfterTwoReloadsHoldsTheServerThatRefused() throws {
+        try answer()
+        let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
+        let own = try airQualityServer(holding: gate, asked: asked)
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
+        airQuality = feed
+        let retired = feed.feed
+        let refresh = sendTheNextBatch(asked: asked)
+        var moved = config
+        moved.provider = ProviderSettings(url: own.baseURL)
+        rig.reload(to: moved, from: config)
+        feed.apply(moved, previous: config)
+        rig.reload(to: config, from: moved)
+        feed.apply(config, previous: moved)
+        XCTAssertFalse(feed.account === rig.refresher.account, "the air quality alone on its server again")
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
+        rig.refresher.waitForQueuedWork()
+        feed.feed.waitForQueuedWork()
+        XCTAssertNil(rig.refresher.account.quietPeriod, "the forecast's server refused nothing")
+        let refused = try XCTUnwrap(feed.account.quietPeriod, "the air quality's server refused for the hour")
+        XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
+        let askedBefore = asked.withLockedValue { $0 }
+        rig.clock.advance(by: 600)
+        feed.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, askedBefore, "and it is not asked before that lifts")
+    }
 }

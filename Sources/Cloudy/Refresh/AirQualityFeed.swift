@@ -119,10 +119,15 @@ public final class AirQualityFeed: ScheduledFeed {
             // Only the account asking now keeps the file; the one left still settles late batches.
             feed.account.keep(in: nil)
             if spending == .weather, left.countsWith(config.provider.name, url: config.provider.url) {
-                // The weather's account knows it from now on, and again once a batch out is back.
-                let (own, weather) = (feed.account, parts.weather.account)
-                settled = { if let kept = own.kept(sharedWith: { _, _ in true }) { weather.absorb(kept) } }
-                settled?()
+                // The weather's account knows it from now on (the calls of a batch out among them).
+                let (own, weather, clock) = (feed.account, parts.weather.account, parts.clock)
+                if let kept = own.kept(sharedWith: { _, _ in true }) { weather.absorb(kept) }
+                // A refusal that batch brings back is that server's: held by the weather's account
+                // while it asks there, else kept for it and told to the accounts asking it then.
+                settled = {
+                    guard let quiet = own.quietPeriod, quiet.until > clock.now() else { return }
+                    _ = weather.beginQuietPeriod(reason: quiet.reason, until: quiet.until, refusing: own.askingNow)
+                }
             } else {
                 parts.leftOwn.withLockedValue { $0[feed.account.askingNow.owner] = feed.account }
             }

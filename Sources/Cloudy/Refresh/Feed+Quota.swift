@@ -58,8 +58,8 @@ extension Feed {
     /// named in the answer until it starts afresh (at its calendar turn, as Open-Meteo's, or
     /// when the answer says, as Pirate Weather's month; `Retry-After` when later); a block that
     /// names none (OpenWeatherMap's), with the back-off's doubling waits. Logged here, once.
-    /// Nil when `batch` asked an owner a reload has left since: the account keeps the refusal
-    /// for a reload back, and this feed is not held.
+    /// Nil when `batch` asked an owner a reload has left since, or the feed was retired: the
+    /// account keeps the refusal for a reload back, and this feed is not held.
     func beginQuietPeriod(
         after refusal: WeatherFetchError, of batch: QuotaReservation, now: Double, placesWaiting: Int
     ) -> QuietPeriod? {
@@ -70,8 +70,9 @@ extension Feed {
                 refusal.windowResetsAt.map { $0 + QuietPeriod.resetMargin } ?? QuietPeriod.lift(after: window, now: now)
             windowLift = max(turn, asked)
         }
-        guard account.isAsking(batch) else {
-            // Kept for a reload back: until its window starts afresh, or its Retry-After.
+        guard account.isAsking(batch), !retired.withLockedValue({ $0 }) else {
+            // Kept for a reload back (also by the account of a feed a reload retired): until its
+            // window starts afresh, or its Retry-After.
             let until = windowLift ?? asked
             _ = account.beginQuietPeriod(reason: refusal.message, until: until, refusing: batch)
             logger.info(

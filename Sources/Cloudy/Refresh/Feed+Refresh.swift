@@ -74,7 +74,7 @@ extension Feed {
     /// now (all of them without a quota), records and renders what came back, then arms the
     /// next step, the quiet period's end, or the next refresh.
     func step() {
-        guard running, var run else { return }
+        guard running, !retired.withLockedValue({ $0 }), var run else { return }
         idle.enter()
         defer { idle.leave() }
         var now = clock.now()
