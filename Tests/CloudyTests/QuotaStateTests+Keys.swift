@@ -72,6 +72,10 @@ extension QuotaStateTests {
         fresh.provider.apiKey = Secret("fresh-key")
         restart(fresh)
         XCTAssertNil(rig.refresher.quietPeriod, "another key's month")
+        let afresh = try XCTUnwrap(rig.log.entries(containing: "the quota state file is for another").first)
+        XCTAssertEqual(afresh.metadata["kept_for"], "dark-sky \(rig.server.baseURL) with a key")
+        let logged = rig.log.all.map { "\($0.message) \($0.metadata)" }
+        XCTAssertFalse(logged.contains { $0.contains("sha256:") }, "nor its fingerprint")
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 2)
         XCTAssertEqual(rig.placesUp, 1, "the fresh key is asked and answered")

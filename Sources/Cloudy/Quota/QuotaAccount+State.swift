@@ -31,7 +31,7 @@ extension QuotaAccount {
         /// them (kept in memory only).
         var left: [String: QuotaState] = [:]
 
-        var owner: String { QuotaState.owner(provider, url, keyed: keyed, key: key) }
+        var ownerID: String { QuotaState.ownerID(provider, url, keyed: keyed, key: key) }
 
         /// What the account knows of the owner `shares` names: its own owner's, or else the one
         /// a reload left that was refused longest (should two servers of the quota have been
@@ -43,7 +43,7 @@ extension QuotaAccount {
                     quietPeriod: quietPeriod, keyed: false)
             }
             return left.values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
-                .max { ($0.quietPeriod?.until ?? 0, $0.owner) < ($1.quietPeriod?.until ?? 0, $1.owner) }
+                .max { ($0.quietPeriod?.until ?? 0, $0.ownerID) < ($1.quietPeriod?.until ?? 0, $1.ownerID) }
         }
 
         var pacingQuota: Quota { Quota(limits: quota.limits.mapValues { $0 * RefreshPlan.margin }) }
@@ -77,7 +77,7 @@ extension QuotaAccount {
         /// Where what `batch` spent and a refusal it brought back are kept when a reload left its
         /// owner: the entry of that server however it was spelt, or a new one.
         func leftKey(of batch: QuotaReservation) -> String {
-            leftKey(batch.provider, batch.url, keyed: batch.keyed, key: batch.key) ?? batch.owner
+            leftKey(batch.provider, batch.url, keyed: batch.keyed, key: batch.key) ?? batch.ownerID
         }
         /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
         mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool, key: String?) -> QuotaState? {

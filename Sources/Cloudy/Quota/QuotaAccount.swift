@@ -46,7 +46,7 @@ public final class QuotaAccount: Sendable {
         }
         if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed, key: key) {
             kept.logStartingAfresh(for: provider, url: url, keyed: keyed, key: key, file: file, logger: logger)
-            initial.left[kept.owner] = QuotaState(
+            initial.left[kept.ownerID] = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
                 quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed, key: kept.key)
         } else if let kept = fromFile {
@@ -110,7 +110,7 @@ public final class QuotaAccount: Sendable {
             guard !state.owns(asking) else { return false }
             // An older spelling of the same server.
             _ = state.takeLeft(state.provider, state.url, keyed: state.keyed, key: state.key)
-            state.left[state.owner] = QuotaState(
+            state.left[state.ownerID] = QuotaState(
                 provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
                 keyed: state.keyed, key: state.key)
             state.provider = provider

@@ -12,8 +12,10 @@ public struct QuotaReservation: Sendable, Equatable {
     /// The fingerprint of the key it was sent with (`QuotaState.key`).
     var key: String?
 
-    /// The owner asked, as `QuotaAccount` keys the ones a reload left.
+    /// The owner asked, as the log names it (`QuotaState.owner`).
     var owner: String { QuotaState.owner(provider, url, keyed: keyed, key: key) }
+    /// The owner asked, as `QuotaAccount` keys the ones a reload left (`QuotaState.ownerID`).
+    var ownerID: String { QuotaState.ownerID(provider, url, keyed: keyed, key: key) }
 
     /// `provider` at `url` (with a key or without, and which) with no places reserved: an owner
     /// asked, to compare with or to file under.

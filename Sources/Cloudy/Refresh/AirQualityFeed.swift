@@ -18,11 +18,12 @@ import NIOConcurrencyHelpers
 /// builds it afresh.
 public final class AirQualityFeed: ScheduledFeed {
     /// Which account the feed spends: none while `air_quality:` is off (it asks nothing), the
-    /// weather's, or its own for a source and URL.
+    /// weather's, or its own for a source, URL and key (`ProviderSettings.quotaKey`: another key
+    /// is another quota).
     enum Spending: Equatable, Sendable {
         case off
         case weather
-        case own(AirQualitySourceName, url: String)
+        case own(AirQualitySourceName, url: String, key: String? = nil)
     }
 
     private struct Current: Sendable {
@@ -129,7 +130,7 @@ public final class AirQualityFeed: ScheduledFeed {
                     _ = weather.beginQuietPeriod(reason: quiet.reason, until: quiet.until, refusing: own.askingNow)
                 }
             } else {
-                parts.leftOwn.withLockedValue { $0[feed.account.askingNow.owner] = feed.account }
+                parts.leftOwn.withLockedValue { $0[feed.account.askingNow.ownerID] = feed.account }
             }
         }
         feed.retire(then: settled)
@@ -150,7 +151,10 @@ public final class AirQualityFeed: ScheduledFeed {
 
     static func spending(_ config: Config) -> Spending {
         guard let settings = config.airQuality else { return .off }
-        return settings.sharesQuota(with: config.provider) ? .weather : .own(settings.source, url: settings.url)
+        guard !settings.sharesQuota(with: config.provider) else { return .weather }
+        // OpenWeatherMap's air pollution is asked with the provider's key, Open-Meteo's with none.
+        let key = settings.source == .openWeatherMap ? config.provider.apiKey?.fingerprint : nil
+        return .own(settings.source, url: settings.url, key: key)
     }
 
 }
@@ -174,7 +178,7 @@ extension AirQualityFeed.Parts {
     }
 
     private func account(for spending: AirQualityFeed.Spending, _ config: Config, upstream: String) -> QuotaAccount {
-        guard spending.isOwn else { return weather.account }  // off: no place is asked
+        guard case .own(_, _, let key) = spending else { return weather.account }  // off: no place is asked
         let settings = config.airQuality ?? AirQualitySettings()
         // Kept in `ownQuotaFile` (quota.json is the weather's account). It is the one a reload
         // left on this server (a reload back), or else starts with what the file kept from
@@ -184,12 +188,12 @@ extension AirQualityFeed.Parts {
         // before a restart, whose refusal for the day still holds), linked to it.
         let quota = config.replicaShare(of: settings.ownQuota)
         let back = leftOwn.withLockedValue { left in
-            left.first { $0.value.isAsking(.asking(settings.quotaOwner, settings.url)) }.flatMap {
+            left.first { $0.value.isAsking(.asking(settings.quotaOwner, settings.url, key: key)) }.flatMap {
                 left.removeValue(forKey: $0.key)
             }
         }
         if let back {
-            back.update(provider: settings.quotaOwner, url: settings.url, quota: quota)
+            back.update(provider: settings.quotaOwner, url: settings.url, quota: quota, key: key)
             // What the forecast learned of that quota while it asked that server meanwhile.
             if let known = weather.account.kept(sharedWith: settings.countsWith) { back.absorb(known) }
             back.keep(in: ownQuotaFile)
@@ -203,7 +207,7 @@ extension AirQualityFeed.Parts {
         let account = weather.account.linkedAccount(counting: sharedQuota) { carried in
             QuotaAccount(
                 provider: settings.quotaOwner, upstream: upstream, url: settings.url, quota: quota,
-                file: first ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried)
+                file: first ? ownQuotaFile : nil, now: clock.now(), logger: logger, carried: carried, key: key)
         }
         if !first {
             for left in leftOwn.withLockedValue({ Array($0.values) }) {

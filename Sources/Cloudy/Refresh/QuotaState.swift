@@ -84,12 +84,19 @@ public struct QuotaState: Codable, Equatable, Sendable {
     /// `open-meteo https://api.open-meteo.com`.
     var owner: String { Self.owner(provider, url, keyed: isKeyed, key: key) }
 
-    /// An owner's key among those a `QuotaAccount` keeps: `<provider> <url>`, `… key sha256:…`
-    /// with the fingerprint of the key asked with, or `… with a key` when `keyed` alone says so:
-    /// a key's quota is another owner's than the free one, or than another key's.
+    /// The owner as the log names it: `<provider> <url>`, `… with a key` when asked with one
+    /// (never the key's fingerprint, which would let a weak key be confirmed from a log line).
     static func owner(_ provider: ProviderName, _ url: String, keyed: Bool = false, key: String? = nil) -> String {
-        provider.rawValue + " " + url + (key.map { " key " + $0 } ?? (keyed ? " with a key" : ""))
+        provider.rawValue + " " + url + (keyed || key != nil ? " with a key" : "")
     }
+
+    /// An owner's key among those a `QuotaAccount` (and `AirQualityFeed`) keeps: `owner`, and the
+    /// key's fingerprint, as another key's quota is another owner's.
+    static func ownerID(_ provider: ProviderName, _ url: String, keyed: Bool = false, key: String? = nil) -> String {
+        owner(provider, url, keyed: keyed, key: key) + (key.map { " " + $0 } ?? "")
+    }
+
+    var ownerID: String { Self.ownerID(provider, url, keyed: isKeyed, key: key) }
 
     /// Whether it was kept for `provider` at `url`'s server, asked with a key or without as
     /// `keyed` says (either, for a file that does not say) and with the key `key` fingerprints
