@@ -177,47 +177,4 @@ extension AirQualityFeedTests {
         XCTAssertNil(feed.account.quietPeriod, "the other server refused nothing")
         try reload(feed, from: config, to: refused.baseURL, findsRefusalUntil: until, asked: asked)
     }
-
-    /// OpenWeatherMap's air pollution on an account of its own is asked with the provider's key:
-    /// another key is another quota, so a reload to it is not held by the block the first key got,
-    /// and a reload back finds that block.
-    func testAnotherKeyIsAnotherQuotaForTheAirPollutionOnAnAccountOfItsOwn() throws {
-        try answer()
-        let blocked = Array(
-            #"{"cod":429,"message":"Your account is temporary blocked due to exceeding of requests limitation"}"#.utf8)
-        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
-        let asked = NIOLockedValueBox<[String]>([])
-        let owm = try ScriptedHTTPServer { head in
-            asked.withLockedValue { $0.append(head.uri) }
-            return head.uri.contains("appid=blocked-key")
-                ? .respond(status: .tooManyRequests, headers: [], body: blocked)
-                : .respond(status: .ok, headers: [], body: fixture)
-        }
-        defer { owm.stop() }
-        var config = rig.config(places: 1, interval: 600)
-        config.provider.apiKey = Secret("blocked-key")
-        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
-        rig.start(config)
-        let feed = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock)
-        airQuality = feed
-        feed.start()
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
-        let block = try XCTUnwrap(feed.account.quietPeriod, "the first key is blocked")
-
-        var fresh = config
-        fresh.provider.apiKey = Secret("fresh-key")
-        rig.reload(to: fresh, from: config)
-        feed.apply(fresh, previous: config)
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
-        XCTAssertNil(feed.account.quietPeriod, "another key's quota")
-        XCTAssertEqual(asked.withLockedValue { $0 }.filter { $0.contains("appid=fresh-key") }.count, 1, "asked at once")
-
-        rig.reload(to: config, from: fresh)
-        feed.apply(config, previous: fresh)
-        XCTAssertEqual(feed.account.quietPeriod?.until, block.until, "the first key's block, found again")
-    }
 }

@@ -110,6 +110,13 @@ public struct ProviderSettings: Sendable, Equatable {
     /// account's), so quota.json and a reload tell them apart (`QuotaState.key`).
     public var quotaKey: String? { name == .metNorway ? nil : apiKey?.fingerprint }
 
+    /// Whether calls to these settings count on the same quota as to `other`'s: the same
+    /// provider, server and key (`QuotaAccount.update` starts another owner afresh otherwise).
+    public func countsOnTheSameQuota(as other: ProviderSettings) -> Bool {
+        name == other.name && Self.isSameServer(url, other.url) && spendsAKeysQuota == other.spendsAKeysQuota
+            && quotaKey == other.quotaKey
+    }
+
     /// Whether `url` names `defaultURL`'s host, by http or https, on any port, with or without
     /// a path (`https://api.open-meteo.com:443/` is the public host too).
     static func isPublicHost(_ url: String, of defaultURL: String) -> Bool {

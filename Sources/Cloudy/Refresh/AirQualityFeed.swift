@@ -102,7 +102,13 @@ public final class AirQualityFeed: ScheduledFeed {
                 (config.airQuality ?? AirQualitySettings()).source == .openMeteo
                 ? config.forecast != previous.forecast : config.provider.apiKey != previous.provider.apiKey
             let fetchChanged = config.airQuality?.asked != previous.airQuality?.asked || carriedChanged
-            feed.apply(Self.schedule(config), source: fetchChanged ? parts.source(config) : nil, restart: nil)
+            // On the weather's account that the reload moved to another owner (another key): the
+            // back-off and the wait for the quiet period left start afresh, as the weather's do.
+            let ownerChanged =
+                spending == .weather && !config.provider.countsOnTheSameQuota(as: previous.provider)
+            feed.apply(
+                Self.schedule(config), source: fetchChanged ? parts.source(config) : nil,
+                restart: ownerChanged ? .afresh : nil)
             return
         }
         // Another account: calls spent and a quiet period belong to the one that was asked, also

@@ -1,0 +1,94 @@
+import Foundation
+import NIOConcurrencyHelpers
+import XCTest
+
+@testable import Cloudy
+
+/// OpenWeatherMap's air pollution is asked with the provider's key, whose quota it spends
+/// (beside One Call: the free plan's, on an account of its own): another key is another quota.
+extension AirQualityFeedTests {
+    /// An OpenWeatherMap that blocks `blocked-key` for its quota and answers any other key's air
+    /// pollution with the fixture; `asked` records each request's URI.
+    func airPollutionServer(asked: NIOLockedValueBox<[String]>) throws -> ScriptedHTTPServer {
+        let blocked = Array(
+            #"{"cod":429,"message":"Your account is temporary blocked due to exceeding of requests limitation"}"#.utf8)
+        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
+        let server = try ScriptedHTTPServer { head in
+            asked.withLockedValue { $0.append(head.uri) }
+            return head.uri.contains("appid=blocked-key")
+                ? .respond(status: .tooManyRequests, headers: [], body: blocked)
+                : .respond(status: .ok, headers: [], body: fixture)
+        }
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// `config` started, and its air-quality feed with its first steps taken.
+    func startAirPollution(_ config: Config) -> AirQualityFeed {
+        rig.start(config)
+        let feed = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock)
+        airQuality = feed
+        feed.start()
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+        return feed
+    }
+
+    /// Reloads the rig and `feed` from `previous` to `config`, and lets the steps due run.
+    func reload(_ feed: AirQualityFeed, to config: Config, from previous: Config) {
+        rig.reload(to: config, from: previous)
+        feed.apply(config, previous: previous)
+        rig.clock.advance(by: 0)
+        feed.feed.waitForQueuedWork()
+    }
+
+    /// OpenWeatherMap's air pollution on an account of its own is asked with the provider's key:
+    /// another key is another quota, so a reload to it is not held by the block the first key got,
+    /// and a reload back finds that block.
+    func testAnotherKeyIsAnotherQuotaForTheAirPollutionOnAnAccountOfItsOwn() throws {
+        try answer()
+        let asked = NIOLockedValueBox<[String]>([])
+        let owm = try airPollutionServer(asked: asked)
+        var config = rig.config(places: 1, interval: 600)
+        config.provider.apiKey = Secret("blocked-key")
+        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
+        let feed = startAirPollution(config)
+        XCTAssertFalse(feed.account === rig.refresher.account, "not the forecast's quota")
+        let block = try XCTUnwrap(feed.account.quietPeriod, "the first key is blocked")
+
+        var fresh = config
+        fresh.provider.apiKey = Secret("fresh-key")
+        reload(feed, to: fresh, from: config)
+        XCTAssertNil(feed.account.quietPeriod, "another key's quota")
+        XCTAssertEqual(asked.withLockedValue { $0 }.filter { $0.contains("appid=fresh-key") }.count, 1, "asked at once")
+
+        rig.reload(to: config, from: fresh)
+        feed.apply(config, previous: fresh)
+        XCTAssertEqual(feed.account.quietPeriod?.until, block.until, "the first key's block, found again")
+    }
+
+    /// The air pollution on the weather's account (OpenWeatherMap without One Call), both held by
+    /// the block one key got: a reload to another key asks the air pollution with it at once, as
+    /// it asks the weather, not when the first key's block lifts.
+    func testAReloadToAnotherKeyAsksTheAirPollutionOnTheWeathersAccountAtOnce() throws {
+        try answer()
+        let asked = NIOLockedValueBox<[String]>([])
+        let owm = try airPollutionServer(asked: asked)
+        var config = rig.config(places: 1, interval: 600)
+        config.provider = ProviderSettings(
+            name: .openWeatherMap, url: rig.server.baseURL, apiKey: Secret("blocked-key"))
+        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
+        let feed = startAirPollution(config)
+        XCTAssertTrue(feed.account === rig.refresher.account, "the provider's key, the provider's quota")
+        XCTAssertNotNil(feed.account.quietPeriod, "the key is blocked")
+
+        var fresh = config
+        fresh.provider.apiKey = Secret("fresh-key")
+        reload(feed, to: fresh, from: config)
+        XCTAssertNil(feed.account.quietPeriod, "another key's quota")
+        XCTAssertEqual(asked.withLockedValue { $0 }.filter { $0.contains("appid=fresh-key") }.count, 1, "asked at once")
+        XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 1)
+    }
+}
