@@ -86,6 +86,7 @@ final class DarkSkyProviderTests: XCTestCase {
             Secret("k").scrub("dark-sky: HTTP 404: no route for /forecast/k/x?appid=k&key=k (k)"),
             "dark-sky: HTTP 404: no route for /forecast/<redacted>/x?appid=<redacted>&key=<redacted> (<redacted>)")
         XCTAssertEqual(Secret("k1").scrub("k1k1 k1"), "k1k1 <redacted>")
+        XCTAssertEqual(Secret("k-k").scrub("kk-k-k"), "kk-<redacted>", "a glued copy overlapping one alone")
         XCTAssertEqual(Secret("0123abcd").scrub("key 0123abcd in x0123abcdy"), "key <redacted> in x<redacted>y")
     }
 

@@ -191,14 +191,8 @@ public enum PlaceName {
 
     /// Why `name` cannot be used, or nil when it can.
     public static func problem(_ name: String) -> String? {
-        if name.trimmingCharacters(in: .whitespaces).isEmpty { return "must not be empty" }
+        if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return "must not be empty" }
         if name.count > maxLength { return "is \(name.count) characters long; at most \(maxLength) are allowed" }
-        // "Berlin " beside "Berlin" would be two series that read the same on a dashboard.
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed != name {
-            return "\"\(name)\" starts or ends with white space, which the label and the page would keep; "
-                + "write \"\(trimmed)\""
-        }
         // Escaping makes quotes, backslashes and newlines safe in labels and HTML; other
         // control characters have no readable form anywhere, so they are refused.
         if let bad = name.unicodeScalars.first(where: {
@@ -206,6 +200,12 @@ public enum PlaceName {
         }) {
             return
                 "contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
+        }
+        // "Berlin " beside "Berlin" would be two series that read the same on a dashboard.
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed != name {
+            return "\"\(name)\" starts or ends with white space, which the label and the page would keep; "
+                + "write \"\(trimmed)\""
         }
         return nil
     }

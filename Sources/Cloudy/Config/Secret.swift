@@ -25,8 +25,10 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
             let after = found.upperBound < text.endIndex ? text[found.upperBound] : nil
             let glued = [before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
             scrubbed += rest[..<found.lowerBound]
-            scrubbed += glued ? String(rest[found]) : "<redacted>"
-            rest = rest[found.upperBound...]
+            // Glued: only its first character is passed, as the key may also start further on.
+            let passed = glued ? text.index(after: found.lowerBound) : found.upperBound
+            scrubbed += glued ? String(text[found.lowerBound..<passed]) : "<redacted>"
+            rest = rest[passed...]
         }
         return scrubbed + rest
     }
