@@ -77,10 +77,15 @@ extension AirQualityFeedTests {
         XCTAssertEqual(asked.withLockedValue { $0 }, 2, "the server is not asked before the refusal lifts")
     }
 
-    /// The forecast moved onto the server the air quality asked alone while the air quality's
-    /// batch is out there: the weather's account, which the air quality joins, learns of the
-    /// refusal the batch brings back after the move, and the forecast does not ask into it.
-    func testARefusalThatComesBackAfterTheForecastMovedInReachesTheWeathersAccount() throws {
+    /// The air quality alone on a server of its own (`airQualityServer`) whose second batch is
+    /// out and held, when a reload moves the forecast onto that server (`moved`).
+    struct ForecastMovedIn {
+        let feed: AirQualityFeed, config: Config, moved: Config, retired: Feed<AirQualityReport>
+        let refresh: DispatchGroup, gate: ScriptedHTTPServer.ReleaseGate
+        let asked: NIOLockedValueBox<Int>, forecasts: NIOLockedValueBox<Int>
+    }
+
+    func moveTheForecastInWhileABatchIsOut() throws -> ForecastMovedIn {
         try answer()
         let (gate, asked, forecasts) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0), NIOLockedValueBox(0))
         let own = try airQualityServer(holding: gate, asked: asked, forecasts: forecasts)
@@ -93,48 +98,50 @@ extension AirQualityFeedTests {
         rig.reload(to: moved, from: config)
         feed.apply(moved, previous: config)
         XCTAssertTrue(feed.account === rig.refresher.account, "one server, one quota")
-        gate.open()
-        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
-        retired.waitForQueuedWork()
+        return ForecastMovedIn(
+            feed: feed, config: config, moved: moved, retired: retired, refresh: refresh, gate: gate, asked: asked,
+            forecasts: forecasts)
+    }
+
+    /// Lets the held batch come back refused, and waits until it and what followed have run.
+    func answerTheBatchOut(_ move: ForecastMovedIn) {
+        move.gate.open()
+        XCTAssertEqual(move.refresh.wait(timeout: .now() + 10), .success)
+        move.retired.waitForQueuedWork()
         rig.refresher.waitForQueuedWork()
+        move.feed.feed.waitForQueuedWork()
+    }
+
+    /// The forecast moved onto the server the air quality asked alone while the air quality's
+    /// batch is out there: the weather's account, which the air quality joins, learns of the
+    /// refusal the batch brings back after the move, and the forecast does not ask into it.
+    func testARefusalThatComesBackAfterTheForecastMovedInReachesTheWeathersAccount() throws {
+        let move = try moveTheForecastInWhileABatchIsOut()
+        answerTheBatchOut(move)
         let refused = try XCTUnwrap(rig.refresher.account.quietPeriod, "the refusal the batch brought back")
         XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
 
-        let forecastsAsked = forecasts.withLockedValue { $0 }
+        let forecastsAsked = move.forecasts.withLockedValue { $0 }
         rig.clock.advance(by: 600)
         rig.refresher.waitForQueuedWork()
-        XCTAssertEqual(forecasts.withLockedValue { $0 }, forecastsAsked, "the forecast is held by it")
+        XCTAssertEqual(move.forecasts.withLockedValue { $0 }, forecastsAsked, "the forecast is held by it")
     }
 
     /// The same, and a second reload while the batch is still out moves the forecast back to its
     /// own server: the refusal is the air quality's server's, so it holds the air quality's new
     /// account there, not the forecast's server, which refused nothing.
     func testARefusalThatComesBackAfterTwoReloadsHoldsTheServerThatRefused() throws {
-        try answer()
-        let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
-        let own = try airQualityServer(holding: gate, asked: asked)
-        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
-        airQuality = feed
-        let retired = feed.feed
-        let refresh = sendTheNextBatch(asked: asked)
-        var moved = config
-        moved.provider = ProviderSettings(url: own.baseURL)
-        rig.reload(to: moved, from: config)
-        feed.apply(moved, previous: config)
-        rig.reload(to: config, from: moved)
-        feed.apply(config, previous: moved)
-        XCTAssertFalse(feed.account === rig.refresher.account, "the air quality alone on its server again")
-        gate.open()
-        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
-        retired.waitForQueuedWork()
-        rig.refresher.waitForQueuedWork()
-        feed.feed.waitForQueuedWork()
+        let move = try moveTheForecastInWhileABatchIsOut()
+        rig.reload(to: move.config, from: move.moved)
+        move.feed.apply(move.config, previous: move.moved)
+        XCTAssertFalse(move.feed.account === rig.refresher.account, "the air quality alone on its server again")
+        answerTheBatchOut(move)
         XCTAssertNil(rig.refresher.account.quietPeriod, "the forecast's server refused nothing")
-        let refused = try XCTUnwrap(feed.account.quietPeriod, "the air quality's server refused for the hour")
+        let refused = try XCTUnwrap(move.feed.account.quietPeriod, "the air quality's server refused for the hour")
         XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
-        let askedBefore = asked.withLockedValue { $0 }
+        let askedBefore = move.asked.withLockedValue { $0 }
         rig.clock.advance(by: 600)
-        feed.feed.waitForQueuedWork()
-        XCTAssertEqual(asked.withLockedValue { $0 }, askedBefore, "and it is not asked before that lifts")
+        move.feed.feed.waitForQueuedWork()
+        XCTAssertEqual(move.asked.withLockedValue { $0 }, askedBefore, "and it is not asked before that lifts")
     }
 }

@@ -258,14 +258,7 @@ extension AirQualityFeedTests {
         var config = rig.config(places: 1, interval: 600)
         config.provider.apiKey = Secret("k")
         config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
-        rig.start(config)
-        let feed = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock)
-        airQuality = feed
-        feed.start()
-        rig.clock.advance(by: 0)
-        feed.feed.waitForQueuedWork()
+        let feed = startAirPollution(config)
         XCTAssertEqual(asked.withLockedValue { $0 }, 1)
         XCTAssertEqual(rig.store.statuses[0].airQuality?.isUp, true)
         var shorter = config
