@@ -21,7 +21,7 @@ extension AirQualityFeedTests {
         let forecast = Array(rig.entry.utf8)
         let refusal = Array(Self.hourly.utf8)
         let server = try ScriptedHTTPServer { head in
-            guard head.uri.hasPrefix("/v1/air-quality") else {
+            guard head.uri.contains("/v1/air-quality") else {  // a path, or a proxy's whole URL
                 forecasts.withLockedValue { $0 += 1 }
                 return .respond(status: .ok, headers: [], body: forecast)
             }
@@ -143,5 +143,38 @@ extension AirQualityFeedTests {
         rig.clock.advance(by: 600)
         move.feed.feed.waitForQueuedWork()
         XCTAssertEqual(move.asked.withLockedValue { $0 }, askedBefore, "and it is not asked before that lifts")
+    }
+
+    /// On Open-Meteo's public hosts, where the forecast's host counts the air-quality host's
+    /// calls on one free limit: a reload moves the forecast onto its public host while the air
+    /// quality's batch is out on an account of its own, and the refusal that batch brings back
+    /// holds the weather's account. The public hosts are reached through a scripted proxy
+    /// (`http_proxy`, which libcurl reads), which answers for both.
+    func testARefusalThatComesBackFromThePublicAirQualityHostHoldsTheWeathersAccount() throws {
+        let (gate, asked, forecasts) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0), NIOLockedValueBox(0))
+        let proxy = try airQualityServer(holding: gate, asked: asked, forecasts: forecasts)
+        setenv("http_proxy", proxy.baseURL, 1)
+        addTeardownBlock { unsetenv("http_proxy") }
+        var config = rig.config(places: 1, interval: 600, url: "http://mirror.invalid")
+        config.airQuality = AirQualitySettings(url: "http://air-quality-api.open-meteo.com")
+        let feed = startAirPollution(config)
+        XCTAssertFalse(feed.account === rig.refresher.account, "the mirror does not count the public limit")
+        let retired = feed.feed
+        let refresh = sendTheNextBatch(asked: asked)
+        var moved = config
+        moved.provider = ProviderSettings(url: "http://api.open-meteo.com")
+        rig.reload(to: moved, from: config)
+        feed.apply(moved, previous: config)
+        XCTAssertTrue(feed.account === rig.refresher.account, "the public hosts: one limit")
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
+        rig.refresher.waitForQueuedWork()
+        let refused = try XCTUnwrap(rig.refresher.account.quietPeriod, "the refusal the batch brought back")
+        XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
+        let forecastsAsked = forecasts.withLockedValue { $0 }
+        rig.clock.advance(by: 600)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertEqual(forecasts.withLockedValue { $0 }, forecastsAsked, "the forecast does not ask into it")
     }
 }

@@ -129,11 +129,14 @@ public final class AirQualityFeed: ScheduledFeed {
                 // The weather's account knows it from now on (the calls of a batch out among them).
                 let (own, weather, clock) = (feed.account, parts.weather.account, parts.clock)
                 if let kept = own.kept(sharedWith: { _, _ in true }) { weather.absorb(kept) }
-                // A refusal that batch brings back is that server's: held by the weather's account
-                // while it asks there, else kept for it and told to the accounts asking it then.
+                // A refusal that batch brings back is the quota's the weather now asks (on the
+                // public hosts, the forecast's host counts the air-quality host's calls): held by
+                // the weather's account while it asks there, else kept for that owner and told to
+                // the accounts asking it then.
+                let shared = weather.askingNow
                 settled = {
                     guard let quiet = own.quietPeriod, quiet.until > clock.now() else { return }
-                    _ = weather.beginQuietPeriod(reason: quiet.reason, until: quiet.until, refusing: own.askingNow)
+                    _ = weather.beginQuietPeriod(reason: quiet.reason, until: quiet.until, refusing: shared)
                 }
             } else {
                 parts.leftOwn.withLockedValue { $0[feed.account.askingNow.ownerID] = feed.account }
