@@ -7,11 +7,14 @@ import XCTest
 /// OpenWeatherMap's air pollution is asked with the provider's key, whose quota it spends
 /// (beside One Call: the free plan's, on an account of its own): another key is another quota.
 extension AirQualityFeedTests {
+    /// OpenWeatherMap's refusal for its quota, which names no window.
+    static let block = Array(
+        #"{"cod":429,"message":"Your account is temporary blocked due to exceeding of requests limitation"}"#.utf8)
+
     /// An OpenWeatherMap that blocks `blocked-key` for its quota and answers any other key's air
     /// pollution with the fixture; `asked` records each request's URI.
     func airPollutionServer(asked: NIOLockedValueBox<[String]>) throws -> ScriptedHTTPServer {
-        let blocked = Array(
-            #"{"cod":429,"message":"Your account is temporary blocked due to exceeding of requests limitation"}"#.utf8)
+        let blocked = Self.block
         let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
         let server = try ScriptedHTTPServer { head in
             asked.withLockedValue { $0.append(head.uri) }
@@ -90,5 +93,47 @@ extension AirQualityFeedTests {
         XCTAssertNil(feed.account.quietPeriod, "another key's quota")
         XCTAssertEqual(asked.withLockedValue { $0 }.filter { $0.contains("appid=fresh-key") }.count, 1, "asked at once")
         XCTAssertEqual(rig.store.statuses.filter { $0.airQuality?.isUp ?? false }.count, 1)
+    }
+
+    /// A reload to another key while the air pollution's batch is out on an account of its own:
+    /// the batch comes back blocked after the move, and the first key's account holds the block
+    /// for the back-off's wait (the block names no window), so a reload back does not ask at once.
+    func testABlockThatComesBackAfterAReloadToAnotherKeyHoldsTheFirstKey() throws {
+        try answer()
+        let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
+        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
+        let owm = try ScriptedHTTPServer { _ in
+            let count = asked.withLockedValue { asked in
+                asked += 1
+                return asked
+            }
+            return count == 2
+                ? .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: Self.block))
+                : .respond(status: .ok, headers: [], body: fixture)
+        }
+        addTeardownBlock {
+            gate.open()
+            owm.stop()
+        }
+        var config = rig.config(places: 1, interval: 600)
+        config.provider.apiKey = Secret("first-key")
+        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
+        let feed = startAirPollution(config)
+        let (first, retired) = (feed.account, feed.feed)
+        let refresh = sendTheNextBatch(asked: asked)
+        var fresh = config
+        fresh.provider.apiKey = Secret("fresh-key")
+        rig.reload(to: fresh, from: config)
+        feed.apply(fresh, previous: config)
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
+        let block = try XCTUnwrap(first.quietPeriod, "the block the batch brought back")
+        XCTAssertGreaterThan(block.until, rig.clock.now() + 60, "for the back-off's wait")
+
+        let askedBefore = asked.withLockedValue { $0 }
+        reload(feed, to: config, from: fresh)
+        XCTAssertTrue(feed.account === first)
+        XCTAssertEqual(asked.withLockedValue { $0 }, askedBefore, "the first key is not asked before it lifts")
     }
 }

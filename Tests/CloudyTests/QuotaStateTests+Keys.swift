@@ -74,6 +74,7 @@ extension QuotaStateTests {
         XCTAssertNil(rig.refresher.quietPeriod, "another key's month")
         let afresh = try XCTUnwrap(rig.log.entries(containing: "the quota state file is for another").first)
         XCTAssertEqual(afresh.metadata["kept_for"], "dark-sky \(rig.server.baseURL) with a key")
+        XCTAssertEqual(afresh.metadata["now_for"], "dark-sky \(rig.server.baseURL) with a key (another one)")
         let logged = rig.log.all.map { "\($0.message) \($0.metadata)" }
         XCTAssertFalse(logged.contains { $0.contains("sha256:") }, "nor its fingerprint")
         rig.clock.advance(by: 0)

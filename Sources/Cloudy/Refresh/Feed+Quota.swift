@@ -70,10 +70,16 @@ extension Feed {
                 refusal.windowResetsAt.map { $0 + QuietPeriod.resetMargin } ?? QuietPeriod.lift(after: window, now: now)
             windowLift = max(turn, asked)
         }
-        guard account.isAsking(batch), !retired.withLockedValue({ $0 }) else {
+        let isRetired = retired.withLockedValue { $0 }
+        guard account.isAsking(batch), !isRetired else {
             // Kept for a reload back (also by the account of a feed a reload retired): until its
-            // window starts afresh, or its Retry-After.
-            let until = windowLift ?? asked
+            // window starts afresh, or its Retry-After; a retired feed's own account waits as its
+            // back-off says for a refusal that names neither (OpenWeatherMap's block).
+            var until = windowLift ?? asked
+            if isRetired, windowLift == nil {
+                backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
+                until = backoffState.notBefore
+            }
             _ = account.beginQuietPeriod(reason: refusal.message, until: until, refusing: batch)
             logger.info(
                 "a server a reload left refuses for its quota; it is not asked before this lifts",

@@ -13,6 +13,7 @@ extension Feed {
     /// `besideSchedule`: the places named were just looked up or added by a reload, and the
     /// refresh armed stays (`askBesideSchedule`).
     func begin(only names: Set<String>?, retryingNetwork: Bool, besideSchedule: Bool = false) {
+        guard !retired.withLockedValue({ $0 }) else { return }  // another feed asks these places now
         idle.enter()
         defer { idle.leave() }
         let started = clock.now()

@@ -50,12 +50,13 @@ public struct QuotaState: Codable, Equatable, Sendable {
     func logStartingAfresh(
         for provider: ProviderName, url: String, keyed: Bool = false, key: String? = nil, file: URL, logger: Logger
     ) {
+        // The log never names a key, not even by its fingerprint: only that it is another.
+        let anotherKey =
+            self.provider == provider && ProviderSettings.isSameServer(self.url, url) && self.key != nil && key != nil
+        let now = Self.owner(provider, url, keyed: keyed, key: key) + (anotherKey ? " (another one)" : "")
         logger.info(
             "the quota state file is for another provider, server or key; it starts afresh for this one",
-            metadata: [
-                "file": "\(file.path)", "kept_for": "\(owner)",
-                "now_for": "\(Self.owner(provider, url, keyed: keyed, key: key))",
-            ])
+            metadata: ["file": "\(file.path)", "kept_for": "\(owner)", "now_for": "\(now)"])
     }
 
     /// The state a readable file keeps, for whichever owner it is.
