@@ -105,9 +105,7 @@ extension AirQualityFeedTests {
 
     /// Lets the held batch come back refused, and waits until it and what followed have run.
     func answerTheBatchOut(_ move: ForecastMovedIn) {
-        move.gate.open()
-        XCTAssertEqual(move.refresh.wait(timeout: .now() + 10), .success)
-        move.retired.waitForQueuedWork()
+        answerTheBatchOut(move.gate, move.refresh, move.retired)
         rig.refresher.waitForQueuedWork()
         move.feed.feed.waitForQueuedWork()
     }
@@ -153,8 +151,18 @@ extension AirQualityFeedTests {
     func testARefusalThatComesBackFromThePublicAirQualityHostHoldsTheWeathersAccount() throws {
         let (gate, asked, forecasts) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0), NIOLockedValueBox(0))
         let proxy = try airQualityServer(holding: gate, asked: asked, forecasts: forecasts)
+        // libcurl reads these at each request; what the process had is put back afterwards.
+        let saved = ["http_proxy", "no_proxy", "NO_PROXY"].map { (name: String) in
+            (name, ProcessInfo.processInfo.environment[name])
+        }
+        addTeardownBlock {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
         setenv("http_proxy", proxy.baseURL, 1)
-        addTeardownBlock { unsetenv("http_proxy") }
+        unsetenv("no_proxy")
+        unsetenv("NO_PROXY")
         var config = rig.config(places: 1, interval: 600, url: "http://mirror.invalid")
         config.airQuality = AirQualitySettings(url: "http://air-quality-api.open-meteo.com")
         let feed = startAirPollution(config)

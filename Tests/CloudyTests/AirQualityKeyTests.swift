@@ -101,20 +101,7 @@ extension AirQualityFeedTests {
     func testABlockThatComesBackAfterAReloadToAnotherKeyHoldsTheFirstKey() throws {
         try answer()
         let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
-        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
-        let owm = try ScriptedHTTPServer { _ in
-            let count = asked.withLockedValue { asked in
-                asked += 1
-                return asked
-            }
-            return count == 2
-                ? .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: Self.block))
-                : .respond(status: .ok, headers: [], body: fixture)
-        }
-        addTeardownBlock {
-            gate.open()
-            owm.stop()
-        }
+        let owm = try airPollutionServer(blockingTheSecondOnceOpen: gate, asked: asked)
         var config = rig.config(places: 1, interval: 600)
         config.provider.apiKey = Secret("first-key")
         config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
@@ -125,9 +112,7 @@ extension AirQualityFeedTests {
         fresh.provider.apiKey = Secret("fresh-key")
         rig.reload(to: fresh, from: config)
         feed.apply(fresh, previous: config)
-        gate.open()
-        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
-        retired.waitForQueuedWork()
+        answerTheBatchOut(gate, refresh, retired)
         let block = try XCTUnwrap(first.quietPeriod, "the block the batch brought back")
         XCTAssertGreaterThan(block.until, rig.clock.now() + 60, "for the back-off's wait")
 
@@ -135,5 +120,63 @@ extension AirQualityFeedTests {
         reload(feed, to: config, from: fresh)
         XCTAssertTrue(feed.account === first)
         XCTAssertEqual(asked.withLockedValue { $0 }, askedBefore, "the first key is not asked before it lifts")
+    }
+
+    /// OpenWeatherMap without One Call: the air pollution spends the weather's account. A reload
+    /// to One Call (a subscription of its own) moves it to an account of its own while its batch
+    /// is out, which comes back blocked: the block names no wait and is the free plan's, so it does
+    /// not hold the One Call forecast, which goes on spending the weather's account.
+    func testABlockThatComesBackAfterAReloadToOneCallDoesNotHoldTheForecast() throws {
+        try answer()
+        let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
+        let owm = try airPollutionServer(blockingTheSecondOnceOpen: gate, asked: asked)
+        var config = rig.config(places: 1, interval: 600)
+        config.provider = ProviderSettings(name: .openWeatherMap, url: rig.server.baseURL, apiKey: Secret("the-key"))
+        config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
+        let feed = startAirPollution(config)
+        XCTAssertTrue(feed.account === rig.refresher.account, "the free plan: the weather's account")
+        let retired = feed.feed
+        let refresh = sendTheNextBatch(asked: asked)
+        var oneCall = config
+        oneCall.provider.oneCall = true
+        rig.reload(to: oneCall, from: config)
+        feed.apply(oneCall, previous: config)
+        XCTAssertFalse(feed.account === rig.refresher.account, "beside One Call: an account of its own")
+        answerTheBatchOut(gate, refresh, retired)
+        rig.refresher.waitForQueuedWork()
+        XCTAssertNil(rig.refresher.account.quietPeriod, "the One Call forecast is not held")
+    }
+
+    /// An OpenWeatherMap whose air pollution answers its second request with the block once
+    /// `gate` opens, and the others with the fixture; `asked` counts them.
+    func airPollutionServer(
+        blockingTheSecondOnceOpen gate: ScriptedHTTPServer.ReleaseGate, asked: NIOLockedValueBox<Int>
+    )
+        throws -> ScriptedHTTPServer
+    {
+        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
+        let server = try ScriptedHTTPServer { _ in
+            let count = asked.withLockedValue { asked in
+                asked += 1
+                return asked
+            }
+            return count == 2
+                ? .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: Self.block))
+                : .respond(status: .ok, headers: [], body: fixture)
+        }
+        addTeardownBlock {
+            gate.open()
+            server.stop()
+        }
+        return server
+    }
+
+    /// Lets the held batch come back and waits until it and the retired feed's work have run.
+    func answerTheBatchOut(
+        _ gate: ScriptedHTTPServer.ReleaseGate, _ refresh: DispatchGroup, _ retired: Feed<AirQualityReport>
+    ) {
+        gate.open()
+        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
+        retired.waitForQueuedWork()
     }
 }

@@ -142,7 +142,7 @@ public final class AirQualityFeed: ScheduledFeed {
                 parts.leftOwn.withLockedValue { $0[feed.account.askingNow.ownerID] = feed.account }
             }
         }
-        feed.retire(then: settled)
+        feed.retire(leavingAccount: Self.spending(previous).isOwn, then: settled)
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
         if shownRefusal { parts.store.render(now: parts.clock.now()) }

@@ -70,16 +70,19 @@ extension Feed {
                 refusal.windowResetsAt.map { $0 + QuietPeriod.resetMargin } ?? QuietPeriod.lift(after: window, now: now)
             windowLift = max(turn, asked)
         }
-        let isRetired = retired.withLockedValue { $0 }
-        guard account.isAsking(batch), !isRetired else {
+        let retirement = retired.withLockedValue { $0 }
+        guard account.isAsking(batch), retirement == nil else {
             // Kept for a reload back (also by the account of a feed a reload retired): until its
-            // window starts afresh, or its Retry-After; a retired feed's own account waits as its
-            // back-off says for a refusal that names neither (OpenWeatherMap's block).
+            // window starts afresh, or its Retry-After. A block that names neither (OpenWeatherMap's)
+            // holds an account no feed spends now for the back-off's wait; one that another feed
+            // goes on spending (the weather's, the air pollution gone to the free plan's account
+            // of its own) is not held by it.
             var until = windowLift ?? asked
-            if isRetired, windowLift == nil {
+            if retirement?.leavesAccount == true, windowLift == nil {
                 backoffState.recordFailure(now: now, retryAfter: refusal.retryAfter, jitter: jitter())
                 until = backoffState.notBefore
             }
+            guard until > now else { return nil }  // nothing to wait for
             _ = account.beginQuietPeriod(reason: refusal.message, until: until, refusing: batch)
             logger.info(
                 "a server a reload left refuses for its quota; it is not asked before this lifts",

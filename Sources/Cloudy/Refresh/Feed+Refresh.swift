@@ -13,7 +13,7 @@ extension Feed {
     /// `besideSchedule`: the places named were just looked up or added by a reload, and the
     /// refresh armed stays (`askBesideSchedule`).
     func begin(only names: Set<String>?, retryingNetwork: Bool, besideSchedule: Bool = false) {
-        guard !retired.withLockedValue({ $0 }) else { return }  // another feed asks these places now
+        guard !isRetired else { return }  // another feed asks these places now
         idle.enter()
         defer { idle.leave() }
         let started = clock.now()
@@ -75,7 +75,7 @@ extension Feed {
     /// now (all of them without a quota), records and renders what came back, then arms the
     /// next step, the quiet period's end, or the next refresh.
     func step() {
-        guard running, !retired.withLockedValue({ $0 }), var run else { return }
+        guard running, !isRetired, var run else { return }
         idle.enter()
         defer { idle.leave() }
         var now = clock.now()
@@ -151,7 +151,7 @@ extension Feed {
             self.run = nil
             return
         }
-        guard !retired.withLockedValue({ $0 }) else { return settleRetired(results, of: batch, now: now) }
+        guard !isRetired else { return settleRetired(results, of: batch, now: now) }
         let refusal = Self.quotaRefusal(among: results)
         var refused: [Int] = []
         var answeredNow: [Int] = []

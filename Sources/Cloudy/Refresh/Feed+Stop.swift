@@ -15,12 +15,21 @@ extension Feed {
         _ = idle.wait(timeout: .now() + timeout)
     }
 
+    /// How a reload retired the feed (`retire`).
+    struct Retirement: Sendable {
+        /// No feed spends its account any more (the air quality's own, left for another server
+        /// or key); false when another goes on spending it (the weather's).
+        let leavesAccount: Bool
+    }
+
+    var isRetired: Bool { retired.withLockedValue { $0 != nil } }
+
     /// Stops asking, as `stop` does, without cutting short a batch out and without waiting for
     /// it (the request's own timeout bounds it; a shutdown cancels it with the client). What the
     /// batch brings back is not recorded or shown: the feed that took over asks these places now.
     /// `settled` runs on the feed's queue once the batch out, if any, has settled.
-    public func retire(then settled: (@Sendable () -> Void)? = nil) {
-        retired.withLockedValue { $0 = true }
+    public func retire(leavingAccount: Bool, then settled: (@Sendable () -> Void)? = nil) {
+        retired.withLockedValue { $0 = Retirement(leavesAccount: leavingAccount) }
         queue.async {
             self.halt()
             settled?()

@@ -32,7 +32,7 @@ public final class Feed<Report: Sendable>: @unchecked Sendable {
     let claimsQuotaFirst: Bool
     let idle = DispatchGroup()
     /// A reload gave its places to another feed (`retire`): a batch still out only settles.
-    let retired = NIOLockedValueBox(false)
+    let retired = NIOLockedValueBox<Retirement?>(nil)
     // Touched only on `queue`:
     var source: any FeedSource<Report>
     var schedule: FeedSchedule
