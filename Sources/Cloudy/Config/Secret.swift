@@ -36,10 +36,7 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     /// The key's fingerprint, `sha256:` and the first 16 hex digits of its SHA-256: what
     /// quota.json keeps to tell one key's quota from another's, never the key itself.
     public var fingerprint: String {
-        let hex = SHA256.digest(Array(value.utf8)).prefix(8).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }
+        let hex = SHA256.digest(Array(value.utf8)).prefix(8).map { String($0, radix: 16).leftPadded(to: 2) }
         return "sha256:" + hex.joined()
     }
 

@@ -94,8 +94,8 @@ public final class AirQualityFeed: ScheduledFeed {
     public func apply(_ config: Config, previous: Config) {
         parts.timeout.seconds = config.refresh.timeout  // from the next request on, asking nothing sooner
         let spending = Self.spending(config)
-        let (feed, moved, started) = current.withLockedValue { ($0.feed, $0.spending != spending, $0.started) }
-        guard moved else {
+        let (feed, spent, started) = current.withLockedValue { ($0.feed, $0.spending, $0.started) }
+        guard spent != spending else {
             // What else the source's requests carry: Open-Meteo's the forecast's days and hours,
             // OpenWeatherMap's the key (its current air pollution has no days to follow).
             let carriedChanged =
@@ -119,7 +119,7 @@ public final class AirQualityFeed: ScheduledFeed {
         // The page rendered by the reload still shows a refusal of the account left: rendered
         // again below, it is gone at once, not at the weather's next refresh.
         var shownRefusal = false
-        if case .own = Self.spending(previous) {
+        if spent.isOwn {
             shownRefusal = feed.account.quietPeriod.map { $0.until > parts.clock.now() } ?? false
             parts.store.telemetry.recordQuotaRefusal(source: parts.source(previous).providerLabel, until: nil)
             let left = previous.airQuality ?? AirQualitySettings()
@@ -142,7 +142,7 @@ public final class AirQualityFeed: ScheduledFeed {
                 parts.leftOwn.withLockedValue { $0[feed.account.askingNow.ownerID] = feed.account }
             }
         }
-        feed.retire(leavingAccount: Self.spending(previous).isOwn, then: settled)
+        feed.retire(leavingAccount: spent.isOwn, then: settled)
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
         if shownRefusal { parts.store.render(now: parts.clock.now()) }
