@@ -10,18 +10,19 @@ import XCTest
 extension AirQualityFeedTests {
     static let hourly = #"{"error":true,"reason":"Hourly API request limit exceeded."}"#
 
-    /// A server of the air quality's own that answers its second request with the hour's quota
-    /// refusal once `gate` opens, and the others with the fixture; the forecast from the rig's
-    /// entry. `asked` counts the air-quality requests, `forecasts` the forecast's.
+    /// A server of the air quality's own that answers its second request with `refusal` (the
+    /// hour's quota refusal) once `gate` opens, and the others with `fixture`; the forecast from
+    /// the rig's entry. `asked` counts the air-quality requests, `forecasts` the forecast's.
     func airQualityServer(
         holding gate: ScriptedHTTPServer.ReleaseGate, asked: NIOLockedValueBox<Int>,
-        forecasts: NIOLockedValueBox<Int> = NIOLockedValueBox(0)
+        forecasts: NIOLockedValueBox<Int> = NIOLockedValueBox(0), fixture: String = "open-meteo-air-quality.json",
+        refusal: [UInt8] = Array(hourly.utf8)
     ) throws -> ScriptedHTTPServer {
-        let fixture = Array(try TestPaths.fixtureBytes("open-meteo-air-quality.json"))
+        let fixture = Array(try TestPaths.fixtureBytes(fixture))
         let forecast = Array(rig.entry.utf8)
-        let refusal = Array(Self.hourly.utf8)
         let server = try ScriptedHTTPServer { head in
-            guard head.uri.contains("/v1/air-quality") else {  // a path, or a proxy's whole URL
+            // A path, or a proxy's whole URL; Open-Meteo's air quality or OpenWeatherMap's.
+            guard head.uri.contains("/v1/air-quality") || head.uri.contains("/air_pollution") else {
                 forecasts.withLockedValue { $0 += 1 }
                 return .respond(status: .ok, headers: [], body: forecast)
             }
@@ -63,9 +64,7 @@ extension AirQualityFeedTests {
         let (left, retired) = (feed.account, feed.feed)
         let refresh = sendTheNextBatch(asked: asked)
         let moved = try reloadOntoAMirror(feed, from: config)
-        gate.open()
-        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
-        retired.waitForQueuedWork()
+        answerTheBatchOut(gate, refresh, retired)
         let refused = try XCTUnwrap(left.quietPeriod, "the refusal the batch brought back")
         XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
         XCTAssertNil(feed.account.quietPeriod, "the mirror refused nothing")
@@ -174,9 +173,7 @@ extension AirQualityFeedTests {
         rig.reload(to: moved, from: config)
         feed.apply(moved, previous: config)
         XCTAssertTrue(feed.account === rig.refresher.account, "the public hosts: one limit")
-        gate.open()
-        XCTAssertEqual(refresh.wait(timeout: .now() + 10), .success)
-        retired.waitForQueuedWork()
+        answerTheBatchOut(gate, refresh, retired)
         rig.refresher.waitForQueuedWork()
         let refused = try XCTUnwrap(rig.refresher.account.quietPeriod, "the refusal the batch brought back")
         XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))

@@ -101,7 +101,8 @@ extension AirQualityFeedTests {
     func testABlockThatComesBackAfterAReloadToAnotherKeyHoldsTheFirstKey() throws {
         try answer()
         let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
-        let owm = try airPollutionServer(blockingTheSecondOnceOpen: gate, asked: asked)
+        let owm = try airQualityServer(
+            holding: gate, asked: asked, fixture: "openweathermap-air-pollution.json", refusal: Self.block)
         var config = rig.config(places: 1, interval: 600)
         config.provider.apiKey = Secret("first-key")
         config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
@@ -129,7 +130,8 @@ extension AirQualityFeedTests {
     func testABlockThatComesBackAfterAReloadToOneCallDoesNotHoldTheForecast() throws {
         try answer()
         let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
-        let owm = try airPollutionServer(blockingTheSecondOnceOpen: gate, asked: asked)
+        let owm = try airQualityServer(
+            holding: gate, asked: asked, fixture: "openweathermap-air-pollution.json", refusal: Self.block)
         var config = rig.config(places: 1, interval: 600)
         config.provider = ProviderSettings(name: .openWeatherMap, url: rig.server.baseURL, apiKey: Secret("the-key"))
         config.airQuality = AirQualitySettings(source: .openWeatherMap, url: owm.baseURL)
@@ -145,30 +147,6 @@ extension AirQualityFeedTests {
         answerTheBatchOut(gate, refresh, retired)
         rig.refresher.waitForQueuedWork()
         XCTAssertNil(rig.refresher.account.quietPeriod, "the One Call forecast is not held")
-    }
-
-    /// An OpenWeatherMap whose air pollution answers its second request with the block once
-    /// `gate` opens, and the others with the fixture; `asked` counts them.
-    func airPollutionServer(
-        blockingTheSecondOnceOpen gate: ScriptedHTTPServer.ReleaseGate, asked: NIOLockedValueBox<Int>
-    )
-        throws -> ScriptedHTTPServer
-    {
-        let fixture = try TestPaths.fixtureBytes("openweathermap-air-pollution.json")
-        let server = try ScriptedHTTPServer { _ in
-            let count = asked.withLockedValue { asked in
-                asked += 1
-                return asked
-            }
-            return count == 2
-                ? .held(gate, then: .respond(status: .tooManyRequests, headers: [], body: Self.block))
-                : .respond(status: .ok, headers: [], body: fixture)
-        }
-        addTeardownBlock {
-            gate.open()
-            server.stop()
-        }
-        return server
     }
 
     /// Lets the held batch come back and waits until it and the retired feed's work have run.
