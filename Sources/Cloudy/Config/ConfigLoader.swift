@@ -198,16 +198,31 @@ public enum PlaceName {
         if let bad = name.unicodeScalars.first(where: {
             ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
         }) {
-            return
-                "contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
+            return "contains the control character \(codePoint(bad.value)); names must be printable"
         }
         // "Berlin " beside "Berlin" would be two series that read the same on a dashboard.
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed != name {
-            return "\"\(name)\" starts or ends with white space, which the label and the page would keep; "
-                + "write \"\(trimmed)\""
+            return "\"\(name)\" starts or ends with white space\(unseen(name)), which the label and the page "
+                + "would keep; write \"\(trimmed)\""
         }
         return nil
+    }
+
+    /// The white space at either end of `name` that does not read as such in the message (a
+    /// no-break or an ideographic space), spelt " (U+00A0)", else "".
+    private static func unseen(_ name: String) -> String {
+        let space = CharacterSet.whitespacesAndNewlines
+        let ends =
+            name.unicodeScalars.prefix(while: space.contains)
+            + name.unicodeScalars.reversed().prefix(while: space.contains)
+        let codes = Set(ends.filter { !" \t\n".unicodeScalars.contains($0) }.map(\.value)).sorted().map(codePoint)
+        return codes.isEmpty ? "" : " (" + codes.joined(separator: ", ") + ")"
+    }
+
+    /// "U+0007", "U+00A0".
+    private static func codePoint(_ value: UInt32) -> String {
+        "U+" + String(value, radix: 16, uppercase: true).leftPadded(to: 4)
     }
 }
 
