@@ -134,3 +134,24 @@ extension ConfigDoubtsTests {
         XCTAssertEqual(try ConfigLoader.parse(yaml: place).doubts(at: june), [], "absent: nothing to say")
     }
 }
+
+extension ConfigDoubtsTests {
+    /// Names that differ only in case are two places and two series that read alike: a warning
+    /// naming them all, once, and none for names that only share letters.
+    func testNamesThatDifferOnlyInCaseAreDoubted() throws {
+        let places = """
+              - { name: Berlin, latitude: 52.52, longitude: 13.41 }
+              - { name: Oslo, latitude: 59.91, longitude: 10.75 }
+              - { name: berlin, latitude: 52.5, longitude: 13.4 }
+              - { name: BERLIN, latitude: 52.5, longitude: 13.4 }
+              - { name: Berlin-Mitte, latitude: 52.52, longitude: 13.4 }
+            """
+        XCTAssertEqual(
+            try doubts(places),
+            [
+                #"locations "Berlin", "berlin", "BERLIN" differ only in case: their series read alike on a "#
+                    + "dashboard; rename one, or remove it if they are the same place"
+            ])
+        XCTAssertEqual(try doubts("  - { name: Berlin, latitude: 52.52, longitude: 13.41 }"), [])
+    }
+}

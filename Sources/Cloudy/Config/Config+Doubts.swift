@@ -6,14 +6,27 @@ extension Config {
     /// China 2.2, western Alaska 3); Kiribati's UTC+14 at 157° W is half an hour from it, a day on.
     static let timeZoneDoubtHours = 5.0
 
-    /// What the config likely says by mistake, though it is valid: each located place whose
-    /// `timezone:` is more than `timeZoneDoubtHours` from the time at its longitude ("New York" at
-    /// Asia/Tokyo: its days, and Dark Sky's `day="0"`, would be Tokyo's), an empty
-    /// `air_quality:` and thresholds that cannot fire (`thresholdDoubts`). `--config.check`
-    /// prints these as warnings, and the exporter logs them at start and on a reload, each on
-    /// one line. Empty when none.
+    /// What the config likely says by mistake, though it is valid: names that differ only in case
+    /// (`nameDoubts`), each located place whose `timezone:` is more than `timeZoneDoubtHours` from
+    /// the time at its longitude ("New York" at Asia/Tokyo: its days, and Dark Sky's `day="0"`,
+    /// would be Tokyo's), an empty `air_quality:` and thresholds that cannot fire
+    /// (`thresholdDoubts`). `--config.check` prints these as warnings, and the exporter logs them
+    /// at start and on a reload, each on one line. Empty when none.
     public func doubts(at now: Double) -> [String] {
-        (timeZoneDoubts(at: now) + thresholdDoubts).map(ConfigError.oneLine)  // a place's name may hold "\n"
+        (nameDoubts + timeZoneDoubts(at: now) + thresholdDoubts).map(ConfigError.oneLine)  // a name may hold "\n"
+    }
+
+    /// Places whose names differ only in case ("Berlin" and "berlin"): two series and two pages
+    /// that a dashboard shows alike, most likely one place written twice.
+    var nameDoubts: [String] {
+        Dictionary(grouping: places.map(\.name), by: { $0.lowercased() }).values
+            .filter { $0.count > 1 }
+            .map { names in
+                "locations " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+                    + " differ only in case: their series read alike on a dashboard; rename one, or remove it if "
+                    + "they are the same place"
+            }
+            .sorted()
     }
 
     /// An `air_quality:` written with no value (off, though it reads as on), and thresholds the
