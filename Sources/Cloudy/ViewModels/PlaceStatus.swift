@@ -19,6 +19,15 @@ public struct PlaceStatus: Sendable, Equatable {
     /// Air quality, when the config asks for it; nil before its first ask.
     public var airQuality: AirQualityStatus?
 
+    /// The sources beside the weather that keep one report per place, by the name the status page
+    /// gives each, so that it says when one's last ask failed: a source that adds a field above
+    /// lists it here too. Those not asked yet are left out. (The warnings keep several reports per
+    /// place and say theirs apart: `StatusViewModel.problems(of:now:)`.)
+    public var sourcesBeside: [(name: String, outcome: any SourceOutcome)] {
+        let sources: [(String, (any SourceOutcome)?)] = [("Air quality", airQuality)]
+        return sources.compactMap { name, outcome in outcome.map { (name, $0) } }
+    }
+
     public init(
         place: Place, snapshot: WeatherSnapshot? = nil, lastSuccess: Double? = nil, lastAttempt: Double? = nil,
         lastError: String? = nil

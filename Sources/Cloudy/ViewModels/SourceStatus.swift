@@ -9,10 +9,20 @@ extension SourceReport {
     public func keptForShowing() -> Self { self }
 }
 
+/// What the status page says of a source beside the weather whatever its report: whether the
+/// last ask failed, and how old what is still shown of it is (`SourceStatus` of any source).
+public protocol SourceOutcome: Sendable {
+    var lastSuccess: Double? { get }
+    /// Why the last ask failed; nil after a success.
+    var lastError: String? { get }
+    /// Whether a report is still shown at `now` (its last success not older than `staleAfter`).
+    func hasFreshReport(now: Double, staleAfter: Double) -> Bool
+}
+
 /// What the exporter knows about one place from one source beside the weather (air quality, a
 /// new upstream) after its latest ask: a failing source changes this and nothing else. Each
 /// place keeps it in a field of its `PlaceStatus`, recorded by a `StatusRecorder`.
-public struct SourceStatus<Report: SourceReport>: Sendable, Equatable {
+public struct SourceStatus<Report: SourceReport>: SourceOutcome, Equatable {
     /// The last good report; kept across failures until it is older than `refresh.stale_after`.
     public var report: Report?
     public var lastSuccess: Double?
@@ -35,6 +45,10 @@ public struct SourceStatus<Report: SourceReport>: Sendable, Equatable {
     public func freshReport(now: Double, staleAfter: Double) -> Report? {
         guard let report, let lastSuccess, now - lastSuccess <= staleAfter else { return nil }
         return report
+    }
+
+    public func hasFreshReport(now: Double, staleAfter: Double) -> Bool {
+        freshReport(now: now, staleAfter: staleAfter) != nil
     }
 
     /// This status after one ask's `outcome` at `now`.

@@ -27,8 +27,8 @@ public struct StatusViewModel: Sendable {
     public let airQuality: AirQualityViewModel.Index?
     /// The warnings in force, when there are any (set by the page that shows them).
     public var warnings: WarningsViewModel?
-    /// The sources beside the weather whose last ask failed (air quality, an official warning
-    /// service), each on a line of its own: "Air quality: the last refresh failed (…); the
+    /// The sources beside the weather whose last ask failed (`PlaceStatus.sourcesBeside`, an
+    /// official warning service), each on a line of its own: "Air quality: the last refresh failed (…); the
     /// values shown are from its answer of 12 min ago". Empty when none fails.
     public var problems: [String] = []
 
@@ -77,13 +77,11 @@ public struct StatusViewModel: Sendable {
             Self.weather(of: $0, air: freshAir?.daily ?? [], units: units, thresholds: status.place.alerts, now: now)
         }
         airQuality = AirQualityViewModel.european(freshAir?.indices.european)
-        if let air = status.airQuality, let error = air.lastError {
-            let kept = freshAir == nil ? nil : air.lastSuccess
-            problems = [
-                Self.problem(
-                    "Air quality", error: error, kept: kept.map { ("values", now - $0) }, otherwise: "no values to show"
-                )
-            ]
+        problems = status.sourcesBeside.compactMap { name, outcome in
+            guard let error = outcome.lastError else { return nil }
+            let kept = outcome.hasFreshReport(now: now, staleAfter: staleAfter) ? outcome.lastSuccess : nil
+            return Self.problem(
+                name, error: error, kept: kept.map { ("values", now - $0) }, otherwise: "no values to show")
         }
     }
 
