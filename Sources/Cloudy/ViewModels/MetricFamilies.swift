@@ -16,8 +16,15 @@ public struct MetricFamilies: Sendable {
 
     /// Where `descriptor`'s family is (added, empty, when it is new): for a view model that adds
     /// many samples to one family, so the family is looked up by name once, not per sample.
+    /// Two view models that name one family alike must describe it alike: a new source's family
+    /// that took a name in use would have its samples merged under the other's help and type.
     public mutating func position(of descriptor: MetricDescriptor) -> Int {
-        if let existing = index[descriptor.name] { return existing }
+        if let existing = index[descriptor.name] {
+            assert(
+                families[existing].descriptor == descriptor,
+                "\(descriptor.name) added as \(descriptor) and as \(families[existing].descriptor)")
+            return existing
+        }
         index[descriptor.name] = families.count
         families.append(MetricFamily(descriptor: descriptor))
         return families.count - 1
