@@ -16,6 +16,11 @@ import NIOConcurrencyHelpers
 /// it lifts, then the refresh asks the places still waiting. A first refresh that fails because
 /// the network is not there yet is retried after 2 s, 4 s, 8 s, … up to the interval, for the
 /// places that never had an answer. The steps of a refresh are in `Feed+Refresh.swift`.
+///
+/// Threads: `start`, `stop` and the readings (`nextRefresh`, a clock time; `backoff`;
+/// `waitForQueuedWork`) wait for the queue; `apply` (a reload) is queued and returns at once, so
+/// a test waits for the queued work before it reads or advances the clock. The source's `fetch`
+/// and every `FeedRecorder` call run on the queue: from there, those that wait would deadlock.
 public final class Feed<Report: Sendable>: @unchecked Sendable {
     let queue: DispatchQueue
     let recorder: any FeedRecorder<Report>
