@@ -89,4 +89,49 @@ extension QuotaStateTests {
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 3, "the fresh key is asked at once")
     }
+
+    /// A key a reload left is kept in the file beside the one asked now: a restart on the config
+    /// rolled back to it (a deploy undone) still finds its month refused and does not ask it, and
+    /// the fresh key, left in turn, is kept the same way. What says nothing any more is dropped.
+    func testARestartOnAConfigRolledBackFindsTheKeyAReloadLeft() throws {
+        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
+        let forecast = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        rig.answer { head in
+            head.uri.hasPrefix("/forecast/spent-key/")
+                ? .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited)
+                : .respond(status: .ok, headers: [], body: forecast)
+        }
+        var spent = rig.config(places: 1, interval: 600)
+        spent.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("spent-key"))
+        var fresh = spent
+        fresh.provider.apiKey = Secret("fresh-key")
+        rig.start(spent)
+        rig.clock.advance(by: 0)
+        let refused = try XCTUnwrap(rig.refresher.quietPeriod, "the month is spent")
+
+        rig.reload(to: fresh, from: spent)
+        rig.clock.advance(by: 0)
+        XCTAssertEqual(rig.asked.count, 2, "the fresh key is asked at once")
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(kept.key, Secret("fresh-key").fingerprint)
+        XCTAssertEqual(kept.others?.map(\.key), [Secret("spent-key").fingerprint])
+        XCTAssertEqual(kept.others?.first?.quietPeriod?.until, refused.until)
+
+        restart(spent)
+        rig.clock.advance(by: 60)
+        XCTAssertEqual(rig.refresher.quietPeriod?.until, refused.until, "the spent key's refusal, over the restart")
+        XCTAssertEqual(rig.asked.count, 2, "and it is not asked before it lifts")
+        XCTAssertEqual(rig.log.entries(containing: "the quota state file is for another").count, 0)
+        XCTAssertEqual(rig.log.entries(containing: "calls spent before the restart still count").count, 1)
+        let rolledBack = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(
+            Set([rolledBack.key] + (rolledBack.others ?? []).map(\.key)),
+            [Secret("spent-key").fingerprint, Secret("fresh-key").fingerprint], "both keys, until the next save")
+
+        // A month and a day on, neither the refusal nor the fresh key's call says anything.
+        rig.clock.advance(by: QuotaWindow.month.seconds + 86_400)
+        restart(fresh)
+        rig.clock.advance(by: 0)
+        XCTAssertNil(try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).others)
+    }
 }

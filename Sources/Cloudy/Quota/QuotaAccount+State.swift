@@ -28,7 +28,7 @@ extension QuotaAccount {
         var saveFailure: String?
         /// The calls spent on, and the quiet period of, each owner a reload left (by provider
         /// and URL), or that the file kept from before a restart, so that a reload back finds
-        /// them (kept in memory only).
+        /// them (kept in the file beside the owner's, `QuotaState.others`, for a restart back).
         var left: [String: QuotaState] = [:]
 
         var ownerID: String { QuotaState.ownerID(provider, url, keyed: keyed, key: key) }

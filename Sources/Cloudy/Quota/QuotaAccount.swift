@@ -23,8 +23,9 @@ public final class QuotaAccount: Sendable {
     private let logger: Logger
 
     /// The account of `provider` at `url` under `quota`. With a `file`, what the owner counted
-    /// before a restart still counts, and a refusal still in force holds (a file kept for
-    /// another owner is held in memory for a reload back). `carried`: what another account
+    /// before a restart still counts, and a refusal still in force holds (what the file keeps for
+    /// other owners is held for a reload back, and written again with this owner's, while it
+    /// still says something). `carried`: what another account
     /// knows of the same quota (`kept(sharedWith:)`), for an account that takes it over.
     /// `upstream` names who a quiet period holds back when it is not the provider's own API
     /// (`QuotaState.upstream`); `keyed`, that the owner is asked with a key (`QuotaState.keyed`),
@@ -44,12 +45,19 @@ public final class QuotaAccount: Sendable {
             quiet.upstream = owner == provider ? upstream : quiet.upstream
             return quiet
         }
-        if let file, let kept = fromFile, !kept.isFor(provider, url: url, keyed: keyed, key: key) {
-            kept.logStartingAfresh(for: provider, url: url, keyed: keyed, key: key, file: file, logger: logger)
-            initial.left[kept.ownerID] = QuotaState(
+        // The file's owner, then those a reload left before it was written (a config rolled
+        // back over a restart finds its own among them).
+        let owners = fromFile.map { [$0] + ($0.others ?? []) } ?? []
+        let mine = owners.firstIndex { $0.isFor(provider, url: url, keyed: keyed, key: key) }
+        for (index, kept) in owners.enumerated() where index != mine {
+            let held = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
                 quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed, key: kept.key)
-        } else if let kept = fromFile {
+            if held.saysSomething(at: now) { initial.left[kept.ownerID] = held }
+        }
+        if let file, let kept = fromFile, mine == nil {
+            kept.logStartingAfresh(for: provider, url: url, keyed: keyed, key: key, file: file, logger: logger)
+        } else if let kept = mine.map({ owners[$0] }) {
             initial.ledger = kept.ledger
             initial.quietPeriod = stillInForce(kept.quietPeriod)
             let lastDay = CallCost.rounded(kept.ledger.spent(inLast: 86400, at: now))
@@ -185,7 +193,8 @@ public final class QuotaAccount: Sendable {
         }
     }
 
-    /// Keeps the ledger and the quiet period in `file` for the next start, with the batches out
+    /// Keeps the ledger and the quiet period in `file` for the next start (and what it knows of
+    /// the owners a reload left, `QuotaState.others`), with the batches out
     /// counted as spent: a crash before their answers (a crash loop) must not spend them again.
     /// Called under the lock, so the file always ends with the latest state when two feeds write
     /// at once. A failure is a warning when it starts or its reason changes, not on each of the
@@ -198,7 +207,8 @@ public final class QuotaAccount: Sendable {
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed, key: state.key
+                keyed: state.keyed, key: state.key,
+                others: state.left.isEmpty ? nil : state.left.values.sorted { $0.ownerID < $1.ownerID }
             ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])

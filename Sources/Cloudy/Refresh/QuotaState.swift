@@ -19,6 +19,11 @@ public struct QuotaState: Codable, Equatable, Sendable {
     /// The fingerprint of the key the calls were sent with (`ProviderSettings.quotaKey`): another
     /// key is another quota. Absent in a file an older Cloudy wrote, which counts for any key.
     var key: String?
+    /// What the file keeps of the owners a reload left (another provider, server or key), each
+    /// without others of its own, so that a restart on a config rolled back to one of them still
+    /// finds its calls and its refusal (`QuotaAccount.State.left`). Absent in a file an older
+    /// Cloudy wrote.
+    var others: [QuotaState]?
 
     /// Whether the calls were sent with a key (`keyed`).
     var isKeyed: Bool { keyed == true }
@@ -80,6 +85,12 @@ public struct QuotaState: Codable, Equatable, Sendable {
                 metadata: ["file": "\(file.path)", "error": "\(error)"])
             return nil
         }
+    }
+
+    /// Whether a state a reload left still says something at `now`: a refusal in force, or calls
+    /// within the longest window a quota counts (a month). One that does not is not kept.
+    func saysSomething(at now: Double) -> Bool {
+        (quietPeriod?.until ?? 0) > now || ledger.spent(inLast: QuotaWindow.month.seconds, at: now) > 0
     }
 
     /// `open-meteo https://api.open-meteo.com`.
