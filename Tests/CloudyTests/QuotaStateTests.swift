@@ -100,28 +100,37 @@ final class QuotaStateTests: XCTestCase {
         XCTAssertEqual(account.quietPeriod, later, "a longer one replaces it")
     }
 
+    /// Ignored, and set aside as quota.json.unreadable before the state is written afresh, so
+    /// what was in it is still there for the operator to read.
     func testAnUnreadableOrOversizedFileIsIgnoredWithALogLine() throws {
+        let aside = file.appendingPathExtension("unreadable")
+        let truncated = Data("{\"provider\":\"open-meteo\",".utf8)
         try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
-        try Data("{\"provider\":\"open-meteo\",".utf8).write(to: file)
+        try truncated.write(to: file)
         rig.start(rig.config(places: 1, interval: 60))
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 1)
-        XCTAssertEqual(rig.log.entries(containing: "ignoring unreadable quota state file").count, 1)
+        let ignored = rig.log.entries(containing: "ignoring unreadable quota state file")
+        XCTAssertEqual(ignored.count, 1)
+        XCTAssertEqual(ignored.first?.metadata["set_aside_as"], "\(aside.path)")
+        XCTAssertEqual(try Data(contentsOf: aside), truncated, "kept as it was")
 
         try Data(repeating: 0x20, count: QuotaState.maxFileBytes + 1).write(to: file)
         restart(rig.config(places: 1, interval: 60))
         rig.clock.advance(by: 0)
         XCTAssertEqual(rig.asked.count, 2)
         XCTAssertEqual(rig.log.entries(containing: "ignoring the quota state file: too big").count, 1)
+        XCTAssertEqual(try Data(contentsOf: aside).count, QuotaState.maxFileBytes + 1, "the latest one set aside")
 
         // A directory where the file should be: the system's words, not Foundation's error dump.
-        try FileManager.default.removeItem(at: file)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "set aside, and no quota to write it again")
         try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
         restart(rig.config(places: 1, interval: 60))
         rig.clock.advance(by: 0)
         let unreadable = rig.log.entries(containing: "ignoring unreadable quota state file")
         XCTAssertEqual(unreadable.count, 2)
         XCTAssertEqual("\(unreadable.last?.metadata["error"] ?? "")", file.path + ": Is a directory")
+        XCTAssertNil(unreadable.last?.metadata["set_aside_as"], "a directory is left where it is")
     }
 }
 

@@ -37,7 +37,7 @@ public final class QuotaAccount: Sendable {
         self.logger = logger
         self.upstream = upstream
         var initial = State(provider: provider, url: url, keyed: keyed, key: key, quota: quota, file: file)
-        let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger) }
+        let fromFile = file.flatMap { QuotaState.read(from: $0, logger: logger, settingAside: true) }
         // A refusal kept elsewhere holds no longer than its owner's longest (an edited file).
         func stillInForce(_ quiet: QuietPeriod?, of owner: ProviderName = provider) -> QuietPeriod? {
             guard var quiet, quiet.until > now else { return nil }

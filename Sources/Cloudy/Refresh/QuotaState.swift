@@ -6,7 +6,8 @@ import Logging
 /// the provider and URL they were spent on. Without it an exporter that crash-loops would send a
 /// full refresh per restart into a daily quota, and ask a provider that refused it at once.
 /// Written atomically (a crash leaves the old or the new file); a file that is too big or does
-/// not decode is ignored with a log line.
+/// not decode is ignored with a log line, and set aside as `quota.json.unreadable` before the
+/// state is written afresh.
 public struct QuotaState: Codable, Equatable, Sendable {
     var provider: ProviderName
     var url: String
@@ -64,13 +65,20 @@ public struct QuotaState: Codable, Equatable, Sendable {
             metadata: ["file": "\(file.path)", "kept_for": "\(owner)", "now_for": "\(now)"])
     }
 
-    /// The state a readable file keeps, for whichever owner it is.
-    static func read(from file: URL, logger: Logger) -> QuotaState? {
+    /// The state a readable file keeps, for whichever owner it is. `settingAside` one that cannot
+    /// be read (`StorageFile.setAside`): for the account that will write its own state there.
+    static func read(from file: URL, logger: Logger, settingAside: Bool = false) -> QuotaState? {
         guard let size = StorageFile.size(of: file) else { return nil }
+        func aside() -> Logger.Metadata {
+            guard settingAside, let (key, value) = StorageFile.setAsideMetadata(file) else { return [:] }
+            return [key: "\(value)"]
+        }
         guard size <= maxFileBytes else {
             logger.warning(
                 "ignoring the quota state file: too big",
-                metadata: ["file": "\(file.path)", "bytes": "\(size)", "limit": "\(maxFileBytes)"])
+                metadata: ["file": "\(file.path)", "bytes": "\(size)", "limit": "\(maxFileBytes)"].merging(aside()) {
+                    $1
+                })
             return nil
         }
         do {
@@ -82,7 +90,7 @@ public struct QuotaState: Codable, Equatable, Sendable {
         } catch {
             logger.warning(
                 "ignoring unreadable quota state file; calls spent before the restart are not counted",
-                metadata: ["file": "\(file.path)", "error": "\(error)"])
+                metadata: ["file": "\(file.path)", "error": "\(error)"].merging(aside()) { $1 })
             return nil
         }
     }

@@ -13,7 +13,9 @@ enum StorageFile {
         let directory = file.deletingLastPathComponent()
         try makeDirectory(directory)
         let temporary = file.appendingPathExtension("tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A new file, never one left there: a link left in its place would be written through.
+        guard unlink(temporary.path) == 0 || errno == ENOENT else { throw StorageError(temporary, errno) }
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StorageError(temporary, errno) }
         let written = data.withUnsafeBytes { bytes in
             var offset = 0
@@ -46,6 +48,19 @@ enum StorageFile {
             _ = fsync(parent)
             close(parent)
         }
+    }
+
+    /// Moves a file Cloudy cannot read out of the way, to `<name>.unreadable` (replacing an older
+    /// one there), so that the state written afresh does not overwrite what the operator may want
+    /// to read. Only a regular file: a directory, a device or a link is left where it is (a link's
+    /// target is never written: the state replaces the link). Returns where it is now, nil when
+    /// it was left.
+    static func setAside(_ file: URL) throws(StorageError) -> URL? {
+        var status = stat()
+        guard lstat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let aside = file.appendingPathExtension("unreadable")
+        guard rename(file.path, aside.path) == 0 else { throw StorageError(aside, errno) }
+        return aside
     }
 
     /// Makes `directory` and the directories above it that are missing (as `mkdir -p`), or says
@@ -84,6 +99,16 @@ enum StorageFile {
             if count == 0 { return data }
             guard data.count + count <= limit else { throw StorageError(file, EFBIG) }
             data.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// What a log line says of an unreadable file `setAside` was asked to move: where it went, or
+    /// why it could not.
+    static func setAsideMetadata(_ file: URL) -> (key: String, value: String)? {
+        do throws(StorageError) {
+            return try setAside(file).map { ("set_aside_as", $0.path) }
+        } catch {
+            return ("not_set_aside", error.description)
         }
     }
 
