@@ -218,12 +218,39 @@ final class GeocoderTests: XCTestCase {
         XCTAssertEqual(lookUps, 2)
     }
 
-    /// A state file that exists but cannot be read (here a directory) is said in the log.
+    /// A state file that exists but cannot be read (here a directory) is said in the log, with
+    /// the system's reason.
     func testAnUnreadableStateFileIsLogged() throws {
         try FileManager.default.createDirectory(
             at: storage.appendingPathComponent("places.json"), withIntermediateDirectories: true)
         _ = geocoder()
-        XCTAssertEqual(log.entries(containing: "cannot read the state file").count, 1)
+        let warned = log.entries(containing: "cannot read the state file")
+        XCTAssertEqual(warned.count, 1)
+        XCTAssertEqual(warned.first?.metadata["reason"], "Is a directory")
+        XCTAssertNil(warned.first?.metadata["set_aside_as"], "a directory is left where it is")
+    }
+
+    /// One entry that does not decode costs that place alone its look-up; a file that does not
+    /// decode as a whole is set aside, not overwritten by the look-ups that follow.
+    func testAStateFileThatDoesNotDecodeLosesOnlyWhatItMust() throws {
+        let file = storage.appendingPathComponent("places.json")
+        let entries = """
+            {"Springfield": {"search": {"query": "Springfield"}, "latitude": 37.2, "longitude": -93.3,
+            "label": "Springfield, Missouri"}, "Atlantis": {"search": {"query": "Atlantis"}, "latitude": "north"}}
+            """
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        try Data(entries.utf8).write(to: file)
+        let kept = Geocoder.read(file, logger: log.logger)
+        XCTAssertEqual(Array(kept.keys), ["Springfield"])
+        XCTAssertEqual(
+            log.entries(containing: "entries that do not decode").first?.metadata["places"], "Atlantis")
+
+        try Data("{\"Springfield\": ".utf8).write(to: file)
+        XCTAssertEqual(Geocoder.read(file, logger: log.logger), [:])
+        let warned = try XCTUnwrap(log.entries(containing: "cannot read the state file").first)
+        XCTAssertEqual(warned.metadata["set_aside_as"], "\(file.path).unreadable")
+        XCTAssertEqual(try Data(contentsOf: file.appendingPathExtension("unreadable")), Data("{\"Springfield\": ".utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
     }
 }
 

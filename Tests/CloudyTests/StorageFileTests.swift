@@ -76,7 +76,8 @@ final class StorageFileTests: XCTestCase {
         _ = Geocoder(
             baseURL: "http://127.0.0.1:1", storagePath: storage.path, client: CurlHTTPClient(userAgent: "test"),
             recorder: ExporterTelemetry(startedAt: 0), logger: log.logger)
-        XCTAssertEqual(log.entries(containing: "cannot read the state file").first?.metadata["reason"], "unreadable")
+        let warned = log.entries(containing: "cannot read the state file")
+        XCTAssertEqual(warned.first?.metadata["reason"], "File too large")
         XCTAssertNil(
             QuotaState.load(
                 from: QuotaState.file(in: storage.path), provider: .openMeteo, url: "http://h", logger: log.logger))
@@ -102,5 +103,21 @@ final class StorageFileTests: XCTestCase {
         replacing.settle(places: 0, callsPerPlace: 2.9, spent: 5.8, at: 3)
         let kept = QuotaState.load(from: file, provider: .openMeteo, url: "http://127.0.0.1:8081", logger: log.logger)
         XCTAssertEqual(kept?.ledger.spent(inLast: 3600, at: 3), 5.8, "the file is this URL's now")
+    }
+}
+
+extension StorageFileTests {
+    /// A link left where the temporary file goes is replaced, never written through: what it
+    /// points to keeps its bytes.
+    func testALinkInPlaceOfTheTemporaryFileIsNotWrittenThrough() throws {
+        let file = QuotaState.file(in: storage.path)
+        let victim = storage.appendingPathComponent("operator-data.txt")
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        try Data("operator data".utf8).write(to: victim)
+        try FileManager.default.createSymbolicLink(
+            at: file.appendingPathExtension("tmp"), withDestinationURL: victim)
+        try StorageFile.write(Data("{}".utf8), to: file)
+        XCTAssertEqual(String(decoding: try Data(contentsOf: victim), as: UTF8.self), "operator data")
+        XCTAssertEqual(String(decoding: try Data(contentsOf: file), as: UTF8.self), "{}")
     }
 }

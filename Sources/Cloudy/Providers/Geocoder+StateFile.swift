@@ -20,26 +20,38 @@ extension Geocoder {
         }
     }
 
-    /// What the file holds; empty (with a log line) when it is missing, too big or unreadable.
+    /// What the file holds; empty when it is missing, and when it is too big or cannot be read
+    /// or decoded as a whole, said in the log and set aside (`StorageFile.setAside`) before the
+    /// look-ups write it afresh. An entry that does not decode is left out, by name, and the others
+    /// kept.
     static func read(_ file: URL, logger: Logger) -> [String: Found] {
-        let size = StorageFile.size(of: file)
-        // Read to the limit whatever the size says: a link to a device (/dev/zero) has none.
-        let data = size.map { $0 <= maxFileBytes } == true ? try? StorageFile.read(file, atMost: maxFileBytes) : nil
-        if data == nil, let size {
-            logger.warning(
-                "cannot read the state file; city: places are looked up again",
-                metadata: [
-                    "file": "\(file.path)",
-                    "reason": "\(size > maxFileBytes ? "over \(maxFileBytes) bytes" : "unreadable")",
-                ])
-        }
-        guard let data else { return [:] }
+        guard let size = StorageFile.size(of: file) else { return [:] }
+        let entries: [String: Entry]
         do {
-            return try JSONDecoder().decode([String: Found].self, from: data)
+            guard size <= maxFileBytes else { throw StorageError(file, EFBIG) }
+            // Read to the limit whatever the size says: a link to a device (/dev/zero) has none.
+            entries = try JSONDecoder().decode([String: Entry].self, from: StorageFile.read(file, atMost: maxFileBytes))
         } catch {
-            logger.warning("ignoring unreadable state file", metadata: ["file": "\(file.path)", "error": "\(error)"])
+            let system = (error as? StorageError)?.reason
+            let reason = size > maxFileBytes ? "over \(maxFileBytes) bytes" : system ?? "\(error)"
+            var metadata: Logger.Metadata = ["file": "\(file.path)", "reason": "\(reason)"]
+            if let (key, value) = StorageFile.setAsideMetadata(file) { metadata[key] = "\(value)" }
+            logger.warning("cannot read the state file; city: places are looked up again", metadata: metadata)
             return [:]
         }
+        let unread = entries.filter { $0.value.found == nil }.keys.sorted()
+        if !unread.isEmpty {
+            logger.warning(
+                "the state file has entries that do not decode; these city: places are looked up again",
+                metadata: ["file": "\(file.path)", "places": "\(unread.joined(separator: ", "))"])
+        }
+        return entries.compactMapValues(\.found)
+    }
+
+    /// One place's entry, nil when it does not decode (an edit by hand, a newer Cloudy's shape).
+    private struct Entry: Decodable {
+        let found: Found?
+        init(from decoder: any Decoder) throws { found = try? Found(from: decoder) }
     }
 
     static func write(_ found: [String: Found], to file: URL, logger: Logger) {
