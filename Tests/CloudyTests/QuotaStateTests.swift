@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import XCTest
 
@@ -135,6 +136,41 @@ final class QuotaStateTests: XCTestCase {
 }
 
 extension QuotaStateTests {
+    /// Set aside whatever the log level: at `--log.level=error` the warning is not written, and
+    /// the file must not be overwritten for it.
+    func testAnUnreadableFileIsSetAsideWhenWarningsAreNotLogged() throws {
+        let truncated = Data("{\"provider\":".utf8)
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        try truncated.write(to: file)
+        var quiet = Logger(label: "cloudy.test")
+        quiet.logLevel = .error
+        let account = QuotaAccount(
+            provider: .openMeteo, url: rig.server.baseURL, quota: Quota(limits: [.day: 10_000]), file: file,
+            now: rig.clock.now(), logger: quiet)
+        _ = account.reserve(upTo: 1, callsPerPlace: 1, at: rig.clock.now())  // writes the state afresh
+        XCTAssertEqual(try Data(contentsOf: file.appendingPathExtension("unreadable")), truncated)
+        XCTAssertNotNil(QuotaState.read(from: file, logger: rig.log.logger), "the state written afresh")
+    }
+
+    /// An owner left before whose ledger is out of range (an edit by hand) is left out with a log
+    /// line; the owner's own state and the other owners left still count.
+    func testAnOwnerLeftWithCallsOutOfRangeIsLeftOut() throws {
+        let json = """
+            {"provider":"open-meteo","url":"http://a","ledger":{"hours":[],"minutes":[],"recent":[{"time":5,"calls":2}]},
+            "others":[{"provider":"open-meteo","url":"http://b","ledger":{"hours":[],"minutes":[],
+            "recent":[{"time":5,"calls":-1}]}},{"provider":"open-meteo","url":"http://c","ledger":{"hours":[],
+            "minutes":[],"recent":[{"time":5,"calls":3}]}}]}
+            """
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: file)
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(kept.ledger.spent(inLast: 60, at: 10), 2)
+        XCTAssertEqual(kept.others?.map(\.url), ["http://c"])
+        XCTAssertEqual(
+            rig.log.entries(containing: "calls out of range")
+                .first?.metadata["owners"], "open-meteo http://b")
+    }
+
     /// A quiet period kept in the file holds at most a day (Dark Sky's a month): a file from an
     /// older version, or edited, cannot silence the exporter longer.
     func testAKeptQuietPeriodHoldsADayAtMost() throws {

@@ -66,33 +66,39 @@ public struct QuotaState: Codable, Equatable, Sendable {
     }
 
     /// The state a readable file keeps, for whichever owner it is. `settingAside` one that cannot
-    /// be read (`StorageFile.setAside`): for the account that will write its own state there.
+    /// be read (`StorageFile.setAside`, before anything is logged: a log level above `warning`
+    /// must not keep it where the account writes): for the account that will write its own state
+    /// there. An owner among `others` whose ledger is out of range is left out, with a log line.
     static func read(from file: URL, logger: Logger, settingAside: Bool = false) -> QuotaState? {
         guard let size = StorageFile.size(of: file) else { return nil }
-        func aside() -> Logger.Metadata {
-            guard settingAside, let (key, value) = StorageFile.setAsideMetadata(file) else { return [:] }
-            return [key: "\(value)"]
-        }
-        guard size <= maxFileBytes else {
-            logger.warning(
-                "ignoring the quota state file: too big",
-                metadata: ["file": "\(file.path)", "bytes": "\(size)", "limit": "\(maxFileBytes)"].merging(aside()) {
-                    $1
-                })
+        func ignore(_ message: Logger.Message, _ metadata: Logger.Metadata) -> QuotaState? {
+            var metadata = metadata
+            if settingAside, let (key, value) = StorageFile.setAsideMetadata(file) { metadata[key] = "\(value)" }
+            logger.warning(message, metadata: metadata.merging(["file": "\(file.path)"]) { $1 })
             return nil
         }
+        guard size <= maxFileBytes else {
+            return ignore("ignoring the quota state file: too big", ["bytes": "\(size)", "limit": "\(maxFileBytes)"])
+        }
+        var state: QuotaState
         do {
-            let state = try JSONDecoder().decode(QuotaState.self, from: StorageFile.read(file, atMost: maxFileBytes))
+            state = try JSONDecoder().decode(QuotaState.self, from: StorageFile.read(file, atMost: maxFileBytes))
             guard state.ledger.isValid else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "calls out of range"))
             }
-            return state
         } catch {
-            logger.warning(
+            return ignore(
                 "ignoring unreadable quota state file; calls spent before the restart are not counted",
-                metadata: ["file": "\(file.path)", "error": "\(error)"].merging(aside()) { $1 })
-            return nil
+                ["error": "\(error)"])
         }
+        let invalid = (state.others ?? []).filter { !$0.ledger.isValid }
+        if !invalid.isEmpty {
+            state.others = state.others?.filter(\.ledger.isValid)
+            logger.warning(
+                "the quota state file keeps calls out of range for owners left before; they are not counted",
+                metadata: ["file": "\(file.path)", "owners": "\(invalid.map(\.owner).joined(separator: ", "))"])
+        }
+        return state
     }
 
     /// Whether a state a reload left still says something at `now`: a refusal in force, or calls

@@ -54,12 +54,12 @@ enum StorageFile {
     /// one there), so that the state written afresh does not overwrite what the operator may want
     /// to read. Only a regular file: a directory, a device or a link is left where it is (a link's
     /// target is never written: the state replaces the link). Returns where it is now, nil when
-    /// it was left.
+    /// it was left; throws why `file` could not be moved.
     static func setAside(_ file: URL) throws(StorageError) -> URL? {
         var status = stat()
         guard lstat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let aside = file.appendingPathExtension("unreadable")
-        guard rename(file.path, aside.path) == 0 else { throw StorageError(aside, errno) }
+        guard rename(file.path, aside.path) == 0 else { throw StorageError(file, errno) }
         return aside
     }
 
