@@ -134,4 +134,29 @@ extension QuotaStateTests {
         rig.clock.advance(by: 0)
         XCTAssertNil(try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).others)
     }
+
+    /// A batch out when a reload leaves its owner for a mirror without a quota (whose batches
+    /// write nothing) comes back refused for the day: the refusal is in the file at once, for a
+    /// restart on the config rolled back.
+    func testALateRefusalForTheOwnerAReloadLeftIsKeptInTheFile() throws {
+        let now = rig.clock.now()
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        func account(at time: Double) -> QuotaAccount {
+            QuotaAccount(
+                provider: .openMeteo, url: "https://api.open-meteo.com", quota: Quota(limits: [.day: 10_000]),
+                file: file, now: time, logger: rig.log.logger)
+        }
+        let asking = account(at: now)
+        let batch = asking.reserve(upTo: 1, callsPerPlace: 1, at: now)
+        asking.update(provider: .openMeteo, url: "http://mirror.example:8080", quota: .unlimited)
+        XCTAssertNil(asking.beginQuietPeriod(reason: "daily limit", until: now + 50_000, refusing: batch))
+        XCTAssertEqual(
+            try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).others?.first?.quietPeriod?.until,
+            now + 50_000)
+        asking.settle(batch, spent: 1, at: now + 1)
+        XCTAssertEqual(
+            try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).others?.first?.ledger
+                .spent(inLast: 60, at: now + 1), 1, "its calls too")
+        XCTAssertEqual(account(at: now + 2).quietPeriod?.until, now + 50_000, "a restart rolled back finds it")
+    }
 }

@@ -50,6 +50,7 @@ extension QuotaAccount {
             guard state.owns(batch) else {
                 state.left[state.leftKey(of: batch), default: batch.emptyState].ledger.record(
                     spent, at: now, keeping: QuotaWindow.month.seconds)
+                if spent > 0 { save(&state) }
                 // Taken under this lock, so that an account linked meanwhile has either the
                 // calls in what it carried over or them forwarded, never both or neither.
                 return linkedAccounts(asking: batch)

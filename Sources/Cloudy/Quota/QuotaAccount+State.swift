@@ -97,6 +97,31 @@ extension QuotaAccount {
                 provider: provider, reason: refused.reason, until: refused.until, upstream: upstream)
             return quietPeriod
         }
+        /// What the file keeps of the owners a reload left (`QuotaState.others`): those that
+        /// still say something at the latest time the account knows of, refusals in force first,
+        /// then the latest spent, at most `maxOthersKept`.
+        var othersKept: [QuotaState]? {
+            let now = max(reservedAt, ledger.entries.last?.time ?? 0)
+            let kept = left.values.filter { now == 0 || $0.saysSomething(at: now) }
+                .sorted {
+                    ($0.quietPeriod?.until ?? 0, $0.ledger.entries.last?.time ?? 0, $0.ownerID)
+                        > ($1.quietPeriod?.until ?? 0, $1.ledger.entries.last?.time ?? 0, $1.ownerID)
+                }
+            return kept.isEmpty ? nil : Array(kept.prefix(QuotaAccount.maxOthersKept))
+        }
+        /// Takes what accounts a reload left know of their owners (`QuotaAccount.keptStates`) as
+        /// owners left here, keeping the longer refusal of one known already; not its own owner's.
+        mutating func remember(_ others: [QuotaState]) {
+            for other in others where !other.isFor(provider, url: url, keyed: keyed, key: key) {
+                let key = leftKey(other.provider, other.url, keyed: other.isKeyed, key: other.key) ?? other.ownerID
+                var merged = other
+                merged.others = nil
+                if let known = left[key]?.quietPeriod, known.until > (merged.quietPeriod?.until ?? 0) {
+                    merged.quietPeriod = known
+                }
+                left[key] = merged
+            }
+        }
         /// How long the ledger keeps calls: the longest window limited.
         var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }
     }

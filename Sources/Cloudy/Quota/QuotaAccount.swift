@@ -48,8 +48,11 @@ public final class QuotaAccount: Sendable {
         // The file's owner, then those a reload left before it was written (a config rolled
         // back over a restart finds its own among them).
         let owners = fromFile.map { [$0] + ($0.others ?? []) } ?? []
-        let mine = owners.firstIndex { $0.isFor(provider, url: url, keyed: keyed, key: key) }
-        for (index, kept) in owners.enumerated() where index != mine {
+        // One that says it was kept with this key (or none) before one an older Cloudy wrote,
+        // which counts for any; another that counts for this owner too is not held apart.
+        let matches = owners.indices.filter { owners[$0].isFor(provider, url: url, keyed: keyed, key: key) }
+        let mine = matches.first { owners[$0].keyed == keyed && owners[$0].key == key } ?? matches.first
+        for (index, kept) in owners.enumerated() where !matches.contains(index) {
             let held = QuotaState(
                 provider: kept.provider, url: kept.url, ledger: kept.ledger,
                 quietPeriod: stillInForce(kept.quietPeriod, of: kept.provider), keyed: kept.keyed, key: kept.key)
@@ -163,6 +166,7 @@ public final class QuotaAccount: Sendable {
                 if (state.left[key]?.quietPeriod?.until ?? 0) < until {
                     state.left[key, default: batch.emptyState].quietPeriod = QuietPeriod(
                         provider: batch.provider, reason: reason, until: until)
+                    save(&state)  // for a restart on a config rolled back to that owner
                 }
                 return nil
             }
@@ -207,8 +211,7 @@ public final class QuotaAccount: Sendable {
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed, key: state.key,
-                others: state.left.isEmpty ? nil : state.left.values.sorted { $0.ownerID < $1.ownerID }
+                keyed: state.keyed, key: state.key, others: state.othersKept
             ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])
@@ -225,13 +228,41 @@ public final class QuotaAccount: Sendable {
         }
     }
 
+    /// The most owners left the file keeps (`State.othersKept`): a few deploys to roll back. Each
+    /// ledger holds at most a month (~140 KB for batches every few seconds), so the file stays
+    /// well under `QuotaState.maxFileBytes`.
+    static var maxOthersKept: Int { 8 }
+
     /// Keeps the state in `file` from now on (written at once), or in memory only (nil): for an
     /// account a reload left, which still settles its late batches, so that only the account
-    /// asking now writes the file.
-    func keep(in file: URL?) {
+    /// asking now writes the file. Beside it, `others`: what the accounts a reload left know
+    /// (`keptStates`), so the file keeps them for a restart back (`AirQualityFeed`'s accounts of
+    /// their own, one per server).
+    func keep(in file: URL?, beside others: [QuotaState] = []) {
         state.withLockedValue { state in
             state.file = file
+            state.remember(others)
             save(&state)
+        }
+    }
+
+    /// Keeps `others` beside its owner's state, in the file at once: what an account a reload
+    /// left learned since (a batch out at the reload brought a refusal back).
+    func keep(beside others: [QuotaState]) {
+        state.withLockedValue { state in
+            state.remember(others)
+            save(&state)
+        }
+    }
+
+    /// What the account knows, for the account that keeps the file now (`keep(in:beside:)`): its
+    /// owner's state, the batches out counted as spent, and those a reload left.
+    func keptStates() -> [QuotaState] {
+        state.withLockedValue { state in
+            let own = QuotaState(
+                provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.reservedAt),
+                quietPeriod: state.quietPeriod, keyed: state.keyed, key: state.key)
+            return [own] + state.left.values
         }
     }
 }

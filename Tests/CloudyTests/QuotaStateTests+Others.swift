@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+
+@testable import Cloudy
+
+/// What quota.json keeps of the owners a reload left (`QuotaState.others`): those that still say
+/// something, the refusals in force first, a few at most; and which one a start takes for its own.
+extension QuotaStateTests {
+    func account(_ url: String, at time: Double, key: String? = nil) -> QuotaAccount {
+        QuotaAccount(
+            provider: .darkSky, url: url, quota: Quota(limits: [.month: 10_000]), file: file, now: time,
+            logger: rig.log.logger, key: key)
+    }
+
+    /// Servers left, each refused for longer than the one before, and one that spent nothing
+    /// and was refused nothing: the file keeps those refused, longest first, up to eight, and
+    /// not the silent one.
+    func testTheFileKeepsTheOwnersLeftThatSaySomethingAndAFewAtMost() throws {
+        let now = rig.clock.now()
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        let asking = account("http://silent", at: now)
+        func leave(for servers: Range<Int>) throws -> [String]? {
+            for server in servers {
+                asking.update(
+                    provider: .darkSky, url: "http://server-\(server)", quota: Quota(limits: [.month: 10_000]))
+                let batch = asking.reserve(upTo: 1, callsPerPlace: 1, at: now)
+                asking.settle(batch, spent: 1, at: now)
+                _ = asking.beginQuietPeriod(reason: "spent", until: now + 3600 + Double(server), refusing: batch)
+            }
+            asking.update(provider: .darkSky, url: "http://asked-now", quota: Quota(limits: [.month: 10_000]))
+            let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+            XCTAssertEqual(kept.url, "http://asked-now")
+            return kept.others?.map(\.url)
+        }
+        XCTAssertEqual(try leave(for: 0..<3), ["http://server-2", "http://server-1", "http://server-0"])
+        XCTAssertEqual(try leave(for: 3..<10), (2..<10).reversed().map { "http://server-\($0)" })
+    }
+
+    /// A file an older Cloudy wrote for the server counts for any key; one written since says
+    /// which: a start with that key takes the one that says, not the older one.
+    func testAStartTakesTheOwnerKeptWithItsKeyBeforeOneThatDoesNotSay() throws {
+        let now = rig.clock.now()
+        let key = Secret("the-key").fingerprint
+        func owner(keyed: Bool?, key: String?, until: Double) -> QuotaState {
+            QuotaState(
+                provider: .darkSky, url: "http://pirate", ledger: CallLedger(),
+                quietPeriod: QuietPeriod(provider: .darkSky, reason: "spent", until: until), keyed: keyed, key: key)
+        }
+        var written = owner(keyed: nil, key: nil, until: now + 60)
+        written.others = [owner(keyed: false, key: key, until: now + 7200)]
+        try written.write(to: file)
+        XCTAssertEqual(account("http://pirate", at: now, key: key).quietPeriod?.until, now + 7200)
+    }
+}
