@@ -54,20 +54,26 @@ extension AirQualityFeedTests {
     }
 
     /// Moved to a mirror while its batch is out, which then comes back refused for the hour: the
-    /// account left keeps the refusal, and a reload back does not ask that server before it lifts.
+    /// account left keeps the refusal, the file keeps it beside the mirror's (for a restart on
+    /// the config rolled back), and a reload back does not ask that server before it lifts.
     func testARefusalThatComesBackAfterAReloadAwayHoldsOnAReloadBack() throws {
         try answer()
         let (gate, asked) = (ScriptedHTTPServer.ReleaseGate(), NIOLockedValueBox(0))
         let own = try airQualityServer(holding: gate, asked: asked)
-        let (feed, config) = rig.startWithAirQuality(at: own.baseURL)
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        let (feed, config) = rig.startWithAirQuality(at: own.baseURL, ownQuotaFile: file)
         airQuality = feed
         let (left, retired) = (feed.account, feed.feed)
         let refresh = sendTheNextBatch(asked: asked)
         let moved = try reloadOntoAMirror(feed, from: config)
+        XCTAssertNil(try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).others?.first?.quietPeriod)
         answerTheBatchOut(gate, refresh, retired)
         let refused = try XCTUnwrap(left.quietPeriod, "the refusal the batch brought back")
         XCTAssertEqual(refused.until, QuietPeriod.lift(after: .hour, now: rig.clock.now()))
         XCTAssertNil(feed.account.quietPeriod, "the mirror refused nothing")
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertTrue(kept.isFor(.openMeteo, url: try XCTUnwrap(moved.airQuality?.url)), kept.owner)
+        XCTAssertEqual(kept.others?.map(\.quietPeriod?.until), [refused.until], "in the file, beside the mirror's")
 
         feed.apply(config, previous: moved)
         XCTAssertTrue(feed.account === left, "the account left is taken up again")

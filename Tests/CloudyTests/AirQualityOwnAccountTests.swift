@@ -69,8 +69,36 @@ extension AirQualityFeedTests {
         XCTAssertEqual(asked.withLockedValue { $0 }, 2, "asked when it lifts")
     }
 
+    /// A server of its own that refused, left by a reload to a mirror, is kept in the file beside
+    /// the mirror's: a restart on the config rolled back finds its refusal and does not ask it.
+    func testAServerOfItsOwnLeftByAReloadIsKeptInTheFileForARestartBack() throws {
+        let file = rig.storage.appendingPathComponent("quota-air-quality.json")
+        let asked = NIOLockedValueBox(0)
+        let (own, config) = try startOnAServerOfItsOwn(
+            refusing: NIOLockedValueBox(true), asked: asked, ownQuotaFile: file)
+        defer { own.stop() }
+        let feed = try XCTUnwrap(airQuality)
+        let refused = try XCTUnwrap(feed.account.quietPeriod)
+        let mirror = try XCTUnwrap(try reloadOntoAMirror(feed, from: config).airQuality?.url)
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertTrue(kept.isFor(.openMeteo, url: mirror), kept.owner)
+        XCTAssertEqual(kept.others?.first?.quietPeriod?.until, refused.until, "the server left, beside it")
+        feed.stop(timeout: 1)
+
+        let restarted = AirQualityFeed(
+            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
+            logger: rig.log.logger, clock: rig.clock, ownQuotaFile: file)
+        airQuality = restarted
+        XCTAssertEqual(restarted.account.quietPeriod?.until, refused.until, "a restart rolled back finds it")
+        restarted.start()
+        rig.clock.advance(by: 60)
+        restarted.feed.waitForQueuedWork()
+        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "and does not ask before it lifts")
+    }
+
     /// After a reload to another server of its own the file is that server's: the account left
-    /// settles its late batches (a refusal among them) in memory only.
+    /// settles its late batches (a refusal among them), which reach the file once the batch out
+    /// at the reload has settled (`AirQualityBatchOutTests`).
     func testAReloadToAnotherServerOfItsOwnGivesItTheFile() throws {
         let file = rig.storage.appendingPathComponent("quota-air-quality.json")
         let (own, config) = try startOnAServerOfItsOwn(refusing: NIOLockedValueBox(false), ownQuotaFile: file)

@@ -139,7 +139,15 @@ public final class AirQualityFeed: ScheduledFeed {
                     _ = weather.beginQuietPeriod(reason: quiet.reason, until: quiet.until, refusing: shared)
                 }
             } else {
-                parts.leftOwn.withLockedValue { $0[feed.account.askingNow.ownerID] = feed.account }
+                let own = feed.account
+                parts.leftOwn.withLockedValue { $0[own.askingNow.ownerID] = own }
+                // A refusal the batch out brings back reaches the file, which the account asking
+                // then keeps (one of its own), for a restart on a config rolled back.
+                let current = current
+                settled = {
+                    let states = own.keptStates()
+                    current.withLockedValue { $0.spending.isOwn ? $0.feed.account : nil }?.keep(beside: states)
+                }
             }
         }
         feed.retire(leavingAccount: spent.isOwn, then: settled)
@@ -201,11 +209,13 @@ extension AirQualityFeed.Parts {
                 left.removeValue(forKey: $0.key)
             }
         }
+        // What the accounts a reload left know, kept in the file beside the one asking.
+        func leftStates() -> [QuotaState] { leftOwn.withLockedValue { Array($0.values) }.flatMap { $0.keptStates() } }
         if let back {
             back.update(provider: settings.quotaOwner, url: settings.url, quota: quota, key: key)
             // What the forecast learned of that quota while it asked that server meanwhile.
             if let known = weather.account.kept(sharedWith: settings.countsWith) { back.absorb(known) }
-            back.keep(in: ownQuotaFile)
+            back.keep(in: ownQuotaFile, beside: leftStates())
             return back
         }
         let sharedQuota: @Sendable (ProviderName, String) -> Bool = { settings.countsWith($0, url: $1) }
@@ -222,7 +232,7 @@ extension AirQualityFeed.Parts {
             for left in leftOwn.withLockedValue({ Array($0.values) }) {
                 if let known = left.kept(sharedWith: settings.countsWith) { account.absorb(known) }
             }
-            account.keep(in: ownQuotaFile)
+            account.keep(in: ownQuotaFile, beside: leftStates())
         }
         return account
     }
