@@ -17,8 +17,9 @@ import NIOConcurrencyHelpers
 /// the network is not there yet is retried after 2 s, 4 s, 8 s, … up to the interval, for the
 /// places that never had an answer. The steps of a refresh are in `Feed+Refresh.swift`.
 ///
-/// Threads: `start`, `stop` and the readings (`nextRefresh`, a clock time; `backoff`;
-/// `waitForQueuedWork`) wait for the queue; `apply` (a reload) is queued and returns at once, so
+/// Threads: `start` and the readings (`nextRefresh`, a clock time; `backoff`;
+/// `waitForQueuedWork`) wait for the queue, `stop` for the refresh under way at most its
+/// `timeout`; `apply` (a reload) is queued and returns at once, so
 /// a test waits for the queued work before it reads or advances the clock. The source's `fetch`
 /// and every `FeedRecorder` call run on the queue: from there, those that wait would deadlock.
 public final class Feed<Report: Sendable>: @unchecked Sendable {
