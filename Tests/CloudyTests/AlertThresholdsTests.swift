@@ -128,6 +128,32 @@ final class AlertThresholdsTests: XCTestCase {
             ], "°C whatever the place is shown in; heat is off, so it has no series")
     }
 
+    /// An alert the provider gives no daily value for cannot fire: its threshold is no series,
+    /// so a dashboard draws no line that nothing can cross.
+    func testNoThresholdSeriesForWhatTheProviderCannotFeed() throws {
+        func alerts(_ provider: ProviderSettings) throws -> [String] {
+            var config = try ConfigLoader.parse(
+                yaml: "locations: [{name: Brooklyn, latitude: 40.65, longitude: -73.95}]")
+            config.provider = provider
+            let page = RenderedPages(
+                config: config, statuses: config.places.map { PlaceStatus(place: $0) },
+                telemetry: ExporterTelemetry(startedAt: 0).read(), telemetryPath: "/metrics", now: 0,
+                processMetrics: { MetricFamilies() })
+            let text = String(buffer: page.metrics.prometheus)
+            var alerts: [String] = []
+            for line in text.split(separator: "\n") where line.hasPrefix("weather_alert_threshold") {
+                guard let label = line.firstRange(of: #"alert=""#) else { continue }
+                alerts.append(String(line[label.upperBound...].prefix { $0 != "\"" }))
+            }
+            return alerts.sorted()
+        }
+        let all = ["frost", "gust", "heat", "precipitation", "uv", "wind"]
+        XCTAssertEqual(try alerts(ProviderSettings()), all)
+        XCTAssertEqual(try alerts(ProviderSettings(name: .darkSky)), ["frost", "heat", "precipitation", "uv"])
+        XCTAssertEqual(try alerts(ProviderSettings(name: .metNorway)), ["frost", "heat", "precipitation", "wind"])
+        XCTAssertEqual(try alerts(ProviderSettings(name: .openWeatherMap)), all.filter { $0 != "uv" })
+    }
+
     func testConfigCheckNamesWhatDiffersFromTheDefaults() throws {
         let config = try ConfigLoader.parse(
             yaml: """

@@ -1,5 +1,5 @@
 /// The threshold series of a place (`weather_alert_threshold_*{location,alert}`), one per alert
-/// that is not `off`, in base units: the shipped alert rules join each place's forecast with
+/// that is not `off` and that the provider gives a daily value for, in base units: the shipped alert rules join each place's forecast with
 /// them. They come from the config, not the weather, so they stay on the page while a place is
 /// down or stale, and change with a reload.
 enum AlertThresholdFamilies {
@@ -25,8 +25,8 @@ enum AlertThresholdFamilies {
         }
     }
 
-    static func addSamples(of place: Place, to page: inout MetricFamilies) {
-        for alert in WeatherAlert.allCases {
+    static func addSamples(of place: Place, lacking: Set<WeatherAlert>, to page: inout MetricFamilies) {
+        for alert in WeatherAlert.allCases where !lacking.contains(alert) {
             page.add(
                 descriptor(alert.quantity), labels: [("location", place.name), ("alert", alert.rawValue)],
                 value: place.alerts[alert])

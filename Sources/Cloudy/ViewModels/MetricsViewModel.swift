@@ -8,13 +8,20 @@ public struct MetricsViewModel {
     /// When the page is rendered (unix seconds); decides staleness.
     public let now: Double
     public let staleAfter: Double
+    /// The alerts the provider gives no daily value for (`Config.lacks`): they cannot fire, so
+    /// their thresholds are no series (a dashboard would draw a line nothing can cross).
+    public let lacking: Set<WeatherAlert>
 
-    public init(status: PlaceStatus, units: UnitSettings, provider: ProviderName, now: Double, staleAfter: Double) {
+    public init(
+        status: PlaceStatus, units: UnitSettings, provider: ProviderName, now: Double, staleAfter: Double,
+        lacking: Set<WeatherAlert> = []
+    ) {
         self.status = status
         self.units = units
         self.provider = provider
         self.now = now
         self.staleAfter = staleAfter
+        self.lacking = lacking
     }
 
     public func addSamples(to page: inout MetricFamilies) {
@@ -37,7 +44,7 @@ public struct MetricsViewModel {
             // In the zone the place's pages count its days in (its `timezone:`, else the answer's).
             page.add(WeatherFamilies.utcOffset, labels: location, value: Double(snapshot.utcOffsets(now)))
         }
-        AlertThresholdFamilies.addSamples(of: place, to: &page)
+        AlertThresholdFamilies.addSamples(of: place, lacking: lacking, to: &page)
 
         guard let snapshot = status.freshSnapshot(now: now, staleAfter: staleAfter) else { return }
         add(WeatherFamilies.current, of: [snapshot.current], labels: [location], to: &page)

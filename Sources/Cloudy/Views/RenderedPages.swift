@@ -18,10 +18,11 @@ public final class RenderedPages: Sendable {
     ) {
         var page = MetricFamilies()
         var warnings: [PlaceWarnings] = []
+        let lacking = Set(WeatherAlert.allCases.filter { Config.lacks(config.provider, $0) })
         for status in statuses {
             MetricsViewModel(
                 status: status, units: status.place.units, provider: config.provider.name,
-                now: now, staleAfter: config.refresh.staleAfter
+                now: now, staleAfter: config.refresh.staleAfter, lacking: lacking
             ).addSamples(to: &page)
             if config.airQuality != nil {
                 AirQualityMetricsViewModel(
