@@ -51,4 +51,48 @@ extension QuotaStateTests {
         try written.write(to: file)
         XCTAssertEqual(account("http://pirate", at: now, key: key).quietPeriod?.until, now + 7200)
     }
+
+    /// A refusal that lifted ranks no higher than no refusal: an owner left that spent last comes
+    /// before one whose refusal is over, whatever its length.
+    func testALiftedRefusalDoesNotPutAnOwnerLeftFirst() throws {
+        let now = rig.clock.now()
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        let asking = account("http://lifted", at: now)
+        func spend(at time: Double) -> QuotaReservation {
+            let batch = asking.reserve(upTo: 1, callsPerPlace: 1, at: time)
+            asking.settle(batch, spent: 1, at: time)
+            return batch
+        }
+        _ = asking.beginQuietPeriod(reason: "spent", until: now + 10, refusing: spend(at: now))
+        asking.update(provider: .darkSky, url: "http://spent-last", quota: Quota(limits: [.month: 10_000]))
+        _ = spend(at: now + 50)
+        asking.update(provider: .darkSky, url: "http://asked-now", quota: Quota(limits: [.month: 10_000]))
+        _ = spend(at: now + 100)
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(kept.others?.map(\.url), ["http://spent-last", "http://lifted"])
+    }
+
+    /// What an account a reload left tells the one keeping the file: of an owner known already,
+    /// the ledger spent last is kept, whatever order they come in; what it knows of the file
+    /// keeper's own owner (a refusal) is taken in, not dropped.
+    func testWhatTheAccountsLeftKnowIsTakenInFreshestFirst() throws {
+        let now = rig.clock.now()
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        let keeper = account("http://keeper", at: now)
+        func mirror(spentAt time: Double, calls: Double) -> QuotaState {
+            var ledger = CallLedger()
+            ledger.record(calls, at: time, keeping: QuotaWindow.month.seconds)
+            return QuotaState(provider: .darkSky, url: "http://mirror", ledger: ledger)
+        }
+        keeper.keep(beside: [mirror(spentAt: now + 5, calls: 7)])
+        keeper.keep(beside: [mirror(spentAt: now + 1, calls: 2)])
+        let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+        XCTAssertEqual(kept.others?.first?.ledger.spent(inLast: 60, at: now + 5), 7, "the ledger spent last")
+
+        let refused = QuotaState(
+            provider: .darkSky, url: "http://keeper", ledger: CallLedger(),
+            quietPeriod: QuietPeriod(provider: .darkSky, reason: "spent", until: now + 3600))
+        keeper.keep(beside: [refused])
+        XCTAssertEqual(keeper.quietPeriod?.until, now + 3600, "its own owner's refusal, taken in")
+    }
 }

@@ -98,29 +98,47 @@ extension QuotaAccount {
             return quietPeriod
         }
         /// What the file keeps of the owners a reload left (`QuotaState.others`): those that
-        /// still say something at the latest time the account knows of, refusals in force first,
-        /// then the latest spent, at most `maxOthersKept`.
-        var othersKept: [QuotaState]? {
-            let now = max(reservedAt, ledger.entries.last?.time ?? 0)
-            let kept = left.values.filter { now == 0 || $0.saysSomething(at: now) }
-                .sorted {
-                    ($0.quietPeriod?.until ?? 0, $0.ledger.entries.last?.time ?? 0, $0.ownerID)
-                        > ($1.quietPeriod?.until ?? 0, $1.ledger.entries.last?.time ?? 0, $1.ownerID)
-                }
+        /// still say something at the latest time the account knows of (`latestTime`), refusals in
+        /// force first, then the latest spent, at most `maxOthersKept`. Those that say nothing
+        /// are let go here too.
+        mutating func othersKept() -> [QuotaState]? {
+            let now = latestTime
+            if now > 0 { left = left.filter { $0.value.saysSomething(at: now) } }
+            func rank(_ state: QuotaState) -> (Double, Double, String) {
+                let until = state.quietPeriod?.until ?? 0
+                return (until > now ? until : 0, state.ledger.entries.last?.time ?? 0, state.ownerID)
+            }
+            let kept = left.values.sorted { rank($0) > rank($1) }
             return kept.isEmpty ? nil : Array(kept.prefix(QuotaAccount.maxOthersKept))
         }
+        /// The latest time the account has read from the clock: its latest batch, or the latest
+        /// call settled since (0 before either).
+        var latestTime: Double { max(reservedAt, ledger.entries.last?.time ?? 0) }
         /// Takes what accounts a reload left know of their owners (`QuotaAccount.keptStates`) as
-        /// owners left here, keeping the longer refusal of one known already; not its own owner's.
-        mutating func remember(_ others: [QuotaState]) {
-            for other in others where !other.isFor(provider, url: url, keyed: keyed, key: key) {
-                let key = leftKey(other.provider, other.url, keyed: other.isKeyed, key: other.key) ?? other.ownerID
+        /// owners left here: of one known already, the ledger spent last and the longer refusal.
+        /// What one knows of this account's own owner is taken in (`takeIn`); returns the quiet
+        /// period that began, if one did.
+        mutating func remember(_ others: [QuotaState], upstream: String?) -> QuietPeriod? {
+            var began: QuietPeriod?
+            for other in others {
                 var merged = other
                 merged.others = nil
-                if let known = left[key]?.quietPeriod, known.until > (merged.quietPeriod?.until ?? 0) {
-                    merged.quietPeriod = known
+                guard !other.isFor(provider, url: url, keyed: keyed, key: key) else {
+                    began = takeIn(merged, upstream: upstream) ?? began
+                    continue
+                }
+                let key = leftKey(other.provider, other.url, keyed: other.isKeyed, key: other.key) ?? other.ownerID
+                if let known = left[key] {
+                    if (known.ledger.entries.last?.time ?? 0) > (merged.ledger.entries.last?.time ?? 0) {
+                        merged.ledger = known.ledger
+                    }
+                    if let quiet = known.quietPeriod, quiet.until > (merged.quietPeriod?.until ?? 0) {
+                        merged.quietPeriod = quiet
+                    }
                 }
                 left[key] = merged
             }
+            return began
         }
         /// How long the ledger keeps calls: the longest window limited.
         var horizon: Double { quota.limits.keys.map(\.seconds).max() ?? 0 }

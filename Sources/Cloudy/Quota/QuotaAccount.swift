@@ -207,11 +207,11 @@ public final class QuotaAccount: Sendable {
         guard let file = state.file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.
-        let ledger = state.ledgerWithBatchesOut(at: max(state.reservedAt, state.ledger.entries.last?.time ?? 0))
+        let ledger = state.ledgerWithBatchesOut(at: state.latestTime)
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed, key: state.key, others: state.othersKept
+                keyed: state.keyed, key: state.key, others: state.othersKept()
             ).write(to: file)
             if state.saveFailure != nil {
                 logger.info("the quota state is kept again", metadata: ["file": "\(file.path)"])
@@ -239,20 +239,22 @@ public final class QuotaAccount: Sendable {
     /// (`keptStates`), so the file keeps them for a restart back (`AirQualityFeed`'s accounts of
     /// their own, one per server).
     func keep(in file: URL?, beside others: [QuotaState] = []) {
-        state.withLockedValue { state in
+        let began = state.withLockedValue { state in
             state.file = file
-            state.remember(others)
-            save(&state)
+            defer { save(&state) }
+            return state.remember(others, upstream: upstream)
         }
+        if let began { tell(began) }
     }
 
     /// Keeps `others` beside its owner's state, in the file at once: what an account a reload
     /// left learned since (a batch out at the reload brought a refusal back).
     func keep(beside others: [QuotaState]) {
-        state.withLockedValue { state in
-            state.remember(others)
-            save(&state)
+        let began = state.withLockedValue { state in
+            defer { save(&state) }
+            return state.remember(others, upstream: upstream)
         }
+        if let began { tell(began) }
     }
 
     /// What the account knows, for the account that keeps the file now (`keep(in:beside:)`): its
@@ -260,7 +262,7 @@ public final class QuotaAccount: Sendable {
     func keptStates() -> [QuotaState] {
         state.withLockedValue { state in
             let own = QuotaState(
-                provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.reservedAt),
+                provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.latestTime),
                 quietPeriod: state.quietPeriod, keyed: state.keyed, key: state.key)
             return [own] + state.left.values
         }

@@ -153,6 +153,8 @@ public final class AirQualityFeed: ScheduledFeed {
         feed.retire(leavingAccount: spent.isOwn, then: settled)
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
+        // What a batch out brought back before `settled` could find the account asking now.
+        if spent.isOwn, spending.isOwn { next.account.keep(beside: feed.account.keptStates()) }
         if shownRefusal { parts.store.render(now: parts.clock.now()) }
         if started { next.start() }
     }
