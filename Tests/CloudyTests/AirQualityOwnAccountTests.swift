@@ -55,15 +55,7 @@ extension AirQualityFeedTests {
         XCTAssertEqual(kept.quietPeriod?.until, refused.until)
         airQuality?.stop(timeout: 1)
 
-        let restarted = AirQualityFeed(
-            config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
-            logger: rig.log.logger, clock: rig.clock, ownQuotaFile: file)
-        airQuality = restarted
-        XCTAssertEqual(restarted.account.quietPeriod?.until, refused.until, "the refusal is found")
-        restarted.start()
-        rig.clock.advance(by: 60)
-        restarted.feed.waitForQueuedWork()
-        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "and the server is not asked before it lifts")
+        let restarted = restartWithoutAsking(config, file: file, refusedUntil: refused.until, asked: asked)
         rig.clock.advance(by: refused.until - rig.clock.now())
         restarted.feed.waitForQueuedWork()
         XCTAssertEqual(asked.withLockedValue { $0 }, 2, "asked when it lifts")
@@ -84,16 +76,25 @@ extension AirQualityFeedTests {
         XCTAssertTrue(kept.isFor(.openMeteo, url: mirror), kept.owner)
         XCTAssertEqual(kept.others?.first?.quietPeriod?.until, refused.until, "the server left, beside it")
         feed.stop(timeout: 1)
+        _ = restartWithoutAsking(config, file: file, refusedUntil: refused.until, asked: asked)
+    }
 
+    /// A new feed on `config` and the air quality's `file`, as after a restart: it finds the
+    /// refusal until `refusedUntil` and asks nothing a minute on (`asked` still at 1).
+    func restartWithoutAsking(
+        _ config: Config, file: URL, refusedUntil: Double, asked: NIOLockedValueBox<Int>,
+        line: UInt = #line
+    ) -> AirQualityFeed {
         let restarted = AirQualityFeed(
             config: config, store: rig.store, weather: rig.refresher, client: CurlHTTPClient(userAgent: "cloudy-tests"),
             logger: rig.log.logger, clock: rig.clock, ownQuotaFile: file)
         airQuality = restarted
-        XCTAssertEqual(restarted.account.quietPeriod?.until, refused.until, "a restart rolled back finds it")
+        XCTAssertEqual(restarted.account.quietPeriod?.until, refusedUntil, "the refusal is found", line: line)
         restarted.start()
         rig.clock.advance(by: 60)
         restarted.feed.waitForQueuedWork()
-        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "and does not ask before it lifts")
+        XCTAssertEqual(asked.withLockedValue { $0 }, 1, "the server is not asked before it lifts", line: line)
+        return restarted
     }
 
     /// After a reload to another server of its own the file is that server's: the account left

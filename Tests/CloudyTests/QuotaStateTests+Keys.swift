@@ -19,6 +19,21 @@ extension QuotaStateTests {
         XCTAssertNil(try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger)).keyed)
     }
 
+    /// A Dark Sky config whose key, `spent-key`, the rig's server refuses for its month (any
+    /// other key is answered).
+    func darkSkyWithASpentKey() throws -> Config {
+        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
+        let forecast = try TestPaths.fixtureBytes("pirateweather-forecast.json")
+        rig.answer { head in
+            head.uri.hasPrefix("/forecast/spent-key/")
+                ? .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited)
+                : .respond(status: .ok, headers: [], body: forecast)
+        }
+        var spent = rig.config(places: 1, interval: 600)
+        spent.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("spent-key"))
+        return spent
+    }
+
     func testAProviderAlwaysAskedWithAKeyKeepsItsQuotaFileOverTheUpgrade() throws {
         let until = rig.clock.now() + 86_400
         try writeAnOlderFile(.darkSky, until: until)
@@ -52,15 +67,7 @@ extension QuotaStateTests {
     /// A Dark Sky key whose month is spent holds no other key, after a restart or a reload, and
     /// is not forgotten: a reload back to it finds its refusal, and does not ask before it lifts.
     func testAnotherKeyIsAnotherQuotaOverARestartAndAReload() throws {
-        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
-        let forecast = try TestPaths.fixtureBytes("pirateweather-forecast.json")
-        rig.answer { head in
-            head.uri.hasPrefix("/forecast/spent-key/")
-                ? .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited)
-                : .respond(status: .ok, headers: [], body: forecast)
-        }
-        var spent = rig.config(places: 1, interval: 600)
-        spent.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("spent-key"))
+        let spent = try darkSkyWithASpentKey()
         rig.start(spent)
         rig.clock.advance(by: 0)
         let refused = try XCTUnwrap(rig.refresher.quietPeriod, "the month is spent")
@@ -94,15 +101,7 @@ extension QuotaStateTests {
     /// rolled back to it (a deploy undone) still finds its month refused and does not ask it, and
     /// the fresh key, left in turn, is kept the same way. What says nothing any more is dropped.
     func testARestartOnAConfigRolledBackFindsTheKeyAReloadLeft() throws {
-        let limited = Array(#"{"message":"API rate limit exceeded"}"#.utf8)
-        let forecast = try TestPaths.fixtureBytes("pirateweather-forecast.json")
-        rig.answer { head in
-            head.uri.hasPrefix("/forecast/spent-key/")
-                ? .respond(status: .tooManyRequests, headers: [("RateLimit-Remaining", "0")], body: limited)
-                : .respond(status: .ok, headers: [], body: forecast)
-        }
-        var spent = rig.config(places: 1, interval: 600)
-        spent.provider = ProviderSettings(name: .darkSky, url: rig.server.baseURL, apiKey: Secret("spent-key"))
+        let spent = try darkSkyWithASpentKey()
         var fresh = spent
         fresh.provider.apiKey = Secret("fresh-key")
         rig.start(spent)
