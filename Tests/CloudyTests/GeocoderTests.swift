@@ -117,6 +117,7 @@ final class GeocoderTests: XCTestCase {
         XCTAssertEqual(lookUps, before, "the rest of the remembered place is used")
         _ = try locate(fresh, Place(name: "Far", city: CitySearch(query: "Farville"))).get()
         XCTAssertEqual(lookUps, before + 1, "remembered coordinates off the globe are looked up again")
+        XCTAssertEqual(log.entries(containing: "lie off the globe").first?.metadata["places"], "Far", "and said")
     }
 
     func testNoMatchMakesOnlyThatPlaceWait() throws {

@@ -22,8 +22,8 @@ extension Geocoder {
 
     /// What the file holds; empty when it is missing, and when it is too big or cannot be read
     /// or decoded as a whole, said in the log and set aside (`StorageFile.setAside`) before the
-    /// look-ups write it afresh. An entry that does not decode is left out, by name, and the others
-    /// kept.
+    /// look-ups write it afresh. An entry that does not decode, or whose coordinates lie off the
+    /// globe, is left out, by name, and the others kept.
     static func read(_ file: URL, logger: Logger) -> [String: Found] {
         guard let size = StorageFile.size(of: file) else { return [:] }
         let entries: [String: Entry]
@@ -39,13 +39,14 @@ extension Geocoder {
             logger.warning("cannot read the state file; city: places are looked up again", metadata: metadata)
             return [:]
         }
-        let unread = entries.filter { $0.value.found == nil }.keys.sorted()
+        // An edit by hand may also put a place off the globe: looked up again as well.
+        let unread = entries.filter { $0.value.found?.isOnTheGlobe != true }.keys.sorted()
         if !unread.isEmpty {
             logger.warning(
-                "the state file has entries that do not decode; these city: places are looked up again",
+                "the state file has entries that do not decode or lie off the globe; these city: places are looked up again",
                 metadata: ["file": "\(file.path)", "places": "\(unread.joined(separator: ", "))"])
         }
-        return entries.compactMapValues(\.found)
+        return entries.compactMapValues { $0.found?.isOnTheGlobe == true ? $0.found : nil }
     }
 
     /// One place's entry, nil when it does not decode (an edit by hand, a newer Cloudy's shape).
