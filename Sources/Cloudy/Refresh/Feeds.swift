@@ -16,10 +16,19 @@ public struct Feeds: Sendable {
         for feed in all { feed.start() }
     }
 
-    /// Stops them side by side, so shutdown waits `timeout` at most, not once per feed.
+    /// Stops them side by side, so shutdown waits `timeout` at most, not once per feed: every
+    /// request out is cut short first (a hung one notices within about a second, its transfer's
+    /// progress check), then each feed waits for its refresh until one deadline, which
+    /// `concurrentPerform`, as wide as the machine has cores, would otherwise give each wave
+    /// of feeds afresh.
     public func stop(timeout: Double = Feed<WeatherSnapshot>.stopWait) {
         let all = self.all
-        DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop(timeout: timeout) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeout) * 1e9)
+        for feed in all { feed.client.cancelAll() }
+        DispatchQueue.concurrentPerform(iterations: all.count) { index in
+            let now = DispatchTime.now().uptimeNanoseconds
+            all[index].stop(timeout: now < deadline ? Double(deadline - now) / 1e9 : 0)
+        }
     }
 
     /// Applies a config accepted by a reload to each feed, with its `provider.user_agent`.
