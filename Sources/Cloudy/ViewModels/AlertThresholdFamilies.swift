@@ -1,7 +1,7 @@
 /// The threshold series of a place (`weather_alert_threshold_*{location,alert}`), one per alert
-/// that is not `off` and that the provider gives a daily value for, in base units: the shipped alert rules join each place's forecast with
-/// them. They come from the config, not the weather, so they stay on the page while a place is
-/// down or stale, and change with a reload.
+/// that is not `off` and that the provider gives a daily value for, in base units: the shipped
+/// alert rules join each place's forecast with them. They come from the config, not the
+/// weather, so they stay on the page while a place is down or stale, and change with a reload.
 enum AlertThresholdFamilies {
     static let celsius = MetricDescriptor(
         "weather_alert_threshold_celsius", .gauge,

@@ -28,8 +28,8 @@ public struct StatusViewModel: Sendable {
     /// The warnings in force, when there are any (set by the page that shows them).
     public var warnings: WarningsViewModel?
     /// The sources beside the weather whose last ask failed (`PlaceStatus.sourcesBeside`, an
-    /// official warning service), each on a line of its own: "Air quality: the last refresh failed (…); the
-    /// values shown are from its answer of 12 min ago". Empty when none fails.
+    /// official warning service), each on a line of its own: "Air quality: the last refresh
+    /// failed (…); the values shown are from its answer of 12 min ago". Empty when none fails.
     public var problems: [String] = []
 
     /// What the card shows of the current weather.
