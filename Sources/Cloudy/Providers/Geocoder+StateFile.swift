@@ -40,13 +40,14 @@ extension Geocoder {
             return [:]
         }
         // An edit by hand may also put a place off the globe: looked up again as well.
-        let unread = entries.filter { $0.value.found?.isOnTheGlobe != true }.keys.sorted()
+        let kept = entries.compactMapValues { $0.found.flatMap { $0.isOnTheGlobe ? $0 : nil } }
+        let unread = entries.keys.filter { kept[$0] == nil }.sorted()
         if !unread.isEmpty {
             logger.warning(
                 "the state file has entries that do not decode or lie off the globe; these city: places are looked up again",
                 metadata: ["file": "\(file.path)", "places": "\(unread.joined(separator: ", "))"])
         }
-        return entries.compactMapValues { $0.found?.isOnTheGlobe == true ? $0.found : nil }
+        return kept
     }
 
     /// One place's entry, nil when it does not decode (an edit by hand, a newer Cloudy's shape).

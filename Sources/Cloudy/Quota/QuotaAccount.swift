@@ -239,18 +239,15 @@ public final class QuotaAccount: Sendable {
     /// (`keptStates`), so the file keeps them for a restart back (`AirQualityFeed`'s accounts of
     /// their own, one per server).
     func keep(in file: URL?, beside others: [QuotaState] = []) {
-        let began = state.withLockedValue { state in
-            state.file = file
-            defer { save(&state) }
-            return state.remember(others, upstream: upstream)
-        }
-        if let began { tell(began) }
+        keep(beside: others) { $0.file = file }
     }
 
     /// Keeps `others` beside its owner's state, in the file at once: what an account a reload
-    /// left learned since (a batch out at the reload brought a refusal back).
-    func keep(beside others: [QuotaState]) {
+    /// left learned since (a batch out at the reload brought a refusal back). `first` changes
+    /// the state before, under the same lock.
+    func keep(beside others: [QuotaState], first: (inout State) -> Void = { _ in }) {
         let began = state.withLockedValue { state in
+            first(&state)
             defer { save(&state) }
             return state.remember(others, upstream: upstream)
         }

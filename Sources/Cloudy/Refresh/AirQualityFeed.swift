@@ -116,6 +116,9 @@ public final class AirQualityFeed: ScheduledFeed {
         // own on the quota the weather's now spends (the forecast moved to the server the air
         // quality asked alone) is taken in, so its refusal still holds there.
         var settled: (@Sendable () -> Void)?
+        // Hands what the account left knows to the account of its own asking then (`settled`,
+        // and once more when the next feed is in: a batch may settle before it is).
+        var handOver: (@Sendable () -> Void)?
         // The page rendered by the reload still shows a refusal of the account left: rendered
         // again below, it is gone at once, not at the weather's next refresh.
         var shownRefusal = false
@@ -144,17 +147,17 @@ public final class AirQualityFeed: ScheduledFeed {
                 // A refusal the batch out brings back reaches the file, which the account asking
                 // then keeps (one of its own), for a restart on a config rolled back.
                 let current = current
-                settled = {
+                handOver = {
                     let states = own.keptStates()
                     current.withLockedValue { $0.spending.isOwn ? $0.feed.account : nil }?.keep(beside: states)
                 }
+                settled = handOver
             }
         }
         feed.retire(leavingAccount: spent.isOwn, then: settled)
         let next = parts.feed(config, spending: spending)
         current.withLockedValue { $0 = Current(feed: next, spending: spending, started: started) }
-        // What a batch out brought back before `settled` could find the account asking now.
-        if spent.isOwn, spending.isOwn { next.account.keep(beside: feed.account.keptStates()) }
+        handOver?()
         if shownRefusal { parts.store.render(now: parts.clock.now()) }
         if started { next.start() }
     }
@@ -172,7 +175,7 @@ public final class AirQualityFeed: ScheduledFeed {
         guard let settings = config.airQuality else { return .off }
         guard !settings.sharesQuota(with: config.provider) else { return .weather }
         // OpenWeatherMap's air pollution is asked with the provider's key, Open-Meteo's with none.
-        let key = settings.source == .openWeatherMap ? config.provider.apiKey?.fingerprint : nil
+        let key = settings.source == .openWeatherMap ? config.provider.quotaKey : nil
         return .own(settings.source, url: settings.url, key: key)
     }
 
