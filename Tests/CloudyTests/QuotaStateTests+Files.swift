@@ -56,6 +56,39 @@ extension QuotaStateTests {
         XCTAssertNotNil(QuotaState.read(from: file, logger: rig.log.logger), "the state written afresh")
     }
 
+    /// A link at quota.json is not moved and its target never written: the state written afresh
+    /// replaces the link. A file that cannot be moved (a directory in the way) says why, naming
+    /// where it was to go.
+    func testALinkIsReplacedAndASetAsideThatFailsSaysWhy() throws {
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        let target = rig.storage.appendingPathComponent("elsewhere.json")
+        let truncated = Data("{\"provider\":".utf8)
+        try truncated.write(to: target)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: target)
+        func start() -> RecordedLog.Entry? {
+            let account = QuotaAccount(
+                provider: .openMeteo, url: rig.server.baseURL, quota: Quota(limits: [.day: 10_000]), file: file,
+                now: rig.clock.now(), logger: rig.log.logger)
+            _ = account.reserve(upTo: 1, callsPerPlace: 1, at: rig.clock.now())  // writes the state afresh
+            return rig.log.entries(containing: "ignoring unreadable quota state file").last
+        }
+        let ignored = try XCTUnwrap(start())
+        XCTAssertNil(ignored.metadata["set_aside_as"], "a link is left where it is")
+        XCTAssertNil(ignored.metadata["not_set_aside"])
+        XCTAssertEqual(try Data(contentsOf: target), truncated, "the link's target is not written")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, "the state replaced the link")
+        XCTAssertNotNil(QuotaState.read(from: file, logger: rig.log.logger))
+
+        let aside = file.appendingPathExtension("unreadable")
+        try FileManager.default.createDirectory(
+            at: aside.appendingPathComponent("full"), withIntermediateDirectories: true)
+        try truncated.write(to: file)
+        let unmoved = try XCTUnwrap(start())
+        XCTAssertNil(unmoved.metadata["set_aside_as"])
+        XCTAssertEqual(unmoved.metadata["not_set_aside"], "\(aside.path): Is a directory")
+    }
+
     /// An owner left before whose ledger is out of range (an edit by hand) is left out with a log
     /// line; the owner's own state and the other owners left still count.
     func testAnOwnerLeftWithCallsOutOfRangeIsLeftOut() throws {

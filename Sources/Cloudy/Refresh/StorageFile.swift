@@ -54,12 +54,14 @@ enum StorageFile {
     /// one there), so that the state written afresh does not overwrite what the operator may want
     /// to read. Only a regular file: a directory, a device or a link is left where it is (a link's
     /// target is never written: the state replaces the link). Returns where it is now, nil when
-    /// it was left; throws why `file` could not be moved.
+    /// it was left; throws why `file` could not be moved there.
     static func setAside(_ file: URL) throws(StorageError) -> URL? {
         var status = stat()
         guard lstat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let aside = file.appendingPathExtension("unreadable")
-        guard rename(file.path, aside.path) == 0 else { throw StorageError(file, errno) }
+        // Named by where it was to go: "…/quota.json.unreadable: Is a directory" says what is in
+        // the way, where the file's own name would call it a directory.
+        guard rename(file.path, aside.path) == 0 else { throw StorageError(aside, errno) }
         return aside
     }
 
