@@ -95,4 +95,36 @@ extension QuotaStateTests {
         keeper.keep(beside: [refused])
         XCTAssertEqual(keeper.quietPeriod?.until, now + 3600, "its own owner's refusal, taken in")
     }
+
+    /// A batch out when a reload changes the owner counts for the owner it asked, in the file
+    /// too: a crash before its answer neither loses its calls for that owner (a restart on the
+    /// config rolled back) nor charges them to the owner asked now; back to that owner, they are
+    /// its own again.
+    func testABatchOutAtAReloadIsWrittenForTheOwnerItAsked() throws {
+        let now = rig.clock.now()
+        try FileManager.default.createDirectory(at: rig.storage, withIntermediateDirectories: true)
+        let asking = account("http://first", at: now)
+        let batch = asking.reserve(upTo: 7, callsPerPlace: 1, at: now)
+        func written() throws -> (asked: Double, left: [String: Double]) {
+            let kept = try XCTUnwrap(QuotaState.read(from: file, logger: rig.log.logger))
+            let month = QuotaWindow.month.seconds
+            var left: [String: Double] = [:]
+            for other in kept.others ?? [] { left[other.url] = other.ledger.spent(inLast: month, at: now) }
+            return (kept.ledger.spent(inLast: month, at: now), left)
+        }
+        XCTAssertEqual(try written().asked, 7, "out, counted as spent")
+
+        asking.update(provider: .darkSky, url: "http://second", quota: Quota(limits: [.month: 10_000]))
+        XCTAssertEqual(try written().asked, 0, "not the second owner's")
+        XCTAssertEqual(try written().left, ["http://first": 7])
+
+        asking.update(provider: .darkSky, url: "http://first", quota: Quota(limits: [.month: 10_000]))
+        XCTAssertEqual(try written().asked, 7, "the first owner's own again")
+        asking.update(provider: .darkSky, url: "http://second", quota: Quota(limits: [.month: 10_000]))
+        XCTAssertEqual(try written().left, ["http://first": 7], "counted once")
+
+        asking.settle(batch, spent: 0, at: now)  // never reached the owner
+        XCTAssertEqual(try written().asked, 0)
+        XCTAssertEqual(try written().left, [:], "nothing spent, nothing out: nothing to keep")
+    }
 }

@@ -48,9 +48,11 @@ extension QuotaAccount {
                 state.reserved = left < 1e-9 ? 0 : left
             }
             guard state.owns(batch) else {
-                state.left[state.leftKey(of: batch), default: batch.emptyState].ledger.record(
+                let key = state.leftKey(of: batch)
+                let counted = state.settleLeftOut(Double(batch.places) * batch.callsPerPlace, at: key)
+                state.left[key, default: batch.emptyState].ledger.record(
                     spent, at: now, keeping: QuotaWindow.month.seconds)
-                if spent > 0 { save(&state) }
+                if spent > 0 || counted { save(&state) }
                 // Taken under this lock, so that an account linked meanwhile has either the
                 // calls in what it carried over or them forwarded, never both or neither.
                 return linkedAccounts(asking: batch)

@@ -13,8 +13,12 @@ extension QuotaAccount {
         /// Where the ledger and a quiet period survive a restart; nil keeps them in memory only.
         var file: URL?
         var ledger = CallLedger()
-        /// Calls of batches out now, not yet in the ledger.
+        /// Calls of batches out now, not yet in the ledger (for every owner: pacing counts them all).
         var reserved = 0.0
+        /// Of `reserved`, the calls of batches out for owners a reload left, by their entry in
+        /// `left`: the file counts them for the owner they asked, not the one asked now, so a
+        /// crash before their answers neither loses them for the first nor charges the second.
+        var leftOut: [String: Double] = [:]
         /// When the latest batch out went.
         var reservedAt = 0.0
         /// Calls the feed with the first claim on the quota (the weather's) means to spend in the
@@ -64,6 +68,8 @@ extension QuotaAccount {
             if out > 0 { ledger.record(out, at: time, keeping: horizon) }
             return ledger
         }
+        /// Calls of batches out for the owner asked now.
+        var ownOut: Double { max(0, reserved - leftOut.values.reduce(0, +)) }
         /// Whether `batch` asked the owner the account has now, however either URL is spelt.
         func owns(_ batch: QuotaReservation) -> Bool {
             batch.provider == provider && ProviderSettings.isSameServer(batch.url, url) && batch.keyed == keyed
@@ -79,9 +85,26 @@ extension QuotaAccount {
         func leftKey(of batch: QuotaReservation) -> String {
             leftKey(batch.provider, batch.url, keyed: batch.keyed, key: batch.key) ?? batch.ownerID
         }
-        /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt.
+        /// Takes out what a reload left of `provider` at `url`'s server, however the URL was spelt,
+        /// for the owner asked now: its batches out are that owner's again.
         mutating func takeLeft(_ provider: ProviderName, _ url: String, keyed: Bool, key: String?) -> QuotaState? {
-            leftKey(provider, url, keyed: keyed, key: key).flatMap { left.removeValue(forKey: $0) }
+            guard let found = leftKey(provider, url, keyed: keyed, key: key) else { return nil }
+            leftOut[found] = nil
+            return left.removeValue(forKey: found)
+        }
+        /// Files the owner asked now among those a reload left, with its batches out.
+        mutating func leave() {
+            let out = ownOut
+            left[ownerID] = QuotaState(
+                provider: provider, url: url, ledger: ledger, quietPeriod: quietPeriod, keyed: keyed, key: key)
+            if out > 0 { leftOut[ownerID, default: 0] += out }
+        }
+        /// Settles `calls` of a batch out for the owner a reload left at `key`; returns whether
+        /// the file counted them.
+        mutating func settleLeftOut(_ calls: Double, at key: String) -> Bool {
+            guard let out = leftOut[key] else { return false }
+            leftOut[key] = out - calls < 1e-9 ? nil : out - calls
+            return true
         }
         /// Takes in what another account knew of this owner's quota (`QuotaAccount.absorb`): the
         /// ledger with more calls over the longest window, and the refusal that lasts longer.
@@ -98,17 +121,23 @@ extension QuotaAccount {
             return quietPeriod
         }
         /// What the file keeps of the owners a reload left (`QuotaState.others`): those that
-        /// still say something at the latest time the account knows of (`latestTime`), refusals in
-        /// force first, then the latest spent, at most `maxOthersKept`. Those that say nothing
-        /// are let go here too.
+        /// still say something at the latest time the account knows of (`latestTime`), their
+        /// batches out counted as spent, refusals in force first, then the latest spent, at most
+        /// `maxOthersKept`. Those that say nothing and have no batch out are let go here too.
         mutating func othersKept() -> [QuotaState]? {
             let now = latestTime
-            if now > 0 { left = left.filter { $0.value.saysSomething(at: now) } }
+            if now > 0 { left = left.filter { leftOut[$0.key] != nil || $0.value.saysSomething(at: now) } }
             func rank(_ state: QuotaState) -> (Double, Double, String) {
                 let until = state.quietPeriod?.until ?? 0
                 return (until > now ? until : 0, state.ledger.entries.last?.time ?? 0, state.ownerID)
             }
-            let kept = left.values.sorted { rank($0) > rank($1) }
+            let kept = left.map { key, state in
+                guard let out = leftOut[key] else { return state }
+                var written = state
+                let time = max(now, state.ledger.entries.last?.time ?? 0)
+                written.ledger.record(out, at: time, keeping: QuotaWindow.month.seconds)
+                return written
+            }.sorted { rank($0) > rank($1) }
             return kept.isEmpty ? nil : Array(kept.prefix(QuotaAccount.maxOthersKept))
         }
         /// The latest time the account has read from the clock: its latest batch, or the latest

@@ -121,9 +121,7 @@ public final class QuotaAccount: Sendable {
             guard !state.owns(asking) else { return false }
             // An older spelling of the same server.
             _ = state.takeLeft(state.provider, state.url, keyed: state.keyed, key: state.key)
-            state.left[state.ownerID] = QuotaState(
-                provider: state.provider, url: state.url, ledger: state.ledger, quietPeriod: state.quietPeriod,
-                keyed: state.keyed, key: state.key)
+            state.leave()
             state.provider = provider
             state.url = url
             state.keyed = keyed
@@ -207,7 +205,8 @@ public final class QuotaAccount: Sendable {
         guard let file = state.file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.
-        let ledger = state.ledgerWithBatchesOut(at: state.latestTime)
+        var ledger = state.ledger
+        ledger.record(state.ownOut, at: state.latestTime, keeping: state.horizon)
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
