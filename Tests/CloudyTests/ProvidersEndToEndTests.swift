@@ -52,7 +52,7 @@ final class ProvidersEndToEndTests: FakeWeatherTestCase {
         assertClose(metrics["weather_wind_gust_speed_kilometers_per_hour{\(berlin)}"], 7.2 * 3.6)
         assertClose(metrics["weather_pressure_msl_pascals{\(berlin)}"], 101500)
         assertClose(metrics["weather_relative_humidity_ratio{\(berlin)}"], 0.41)
-        assertClose(metrics["weather_condition_code{\(berlin)}"], 3)
+        assertClose(metrics["weather_condition_code{\(berlin)}"], 2)  // 803 broken clouds
         assertClose(metrics["weather_forecast_daily_temperature_max_celsius{\(berlin),day=\"0\"}"], 24.72)
         assertClose(metrics["weather_forecast_hourly_temperature_celsius{\(berlin),hour=\"3\"}"], 24.1)
         XCTAssertNil(

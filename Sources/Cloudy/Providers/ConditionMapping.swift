@@ -4,7 +4,9 @@ enum ConditionMapping {
     /// OpenWeatherMap `weather[].id` (https://openweathermap.org/weather-conditions). Its
     /// thunderstorms (heavy ones too) carry no hail, and WMO's 96 and 99 are "with hail": all are
     /// 95. Sleet and rain-and-snow are freezing rain (66 light, 67 heavy), as MET's sleet is.
-    /// Squalls and tornadoes have no code in the vocabulary: none rather than "Fog".
+    /// Squalls and tornadoes have no code in the vocabulary: none rather than "Fog". Broken
+    /// clouds (803, 51–84 %) are partly cloudy, as Open-Meteo names a cover under 80 %; only
+    /// overcast (804, 85–100 %) is 3.
     static func wmo(openWeatherMapID id: Int) -> Int? {
         switch id {
         case 200...232: return 95
@@ -28,8 +30,8 @@ enum ConditionMapping {
         case 701, 711, 721, 731, 741, 751, 761, 762: return 45
         case 800: return 0
         case 801: return 1
-        case 802: return 2
-        case 803, 804: return 3
+        case 802, 803: return 2
+        case 804: return 3
         default: return nil
         }
     }
