@@ -94,6 +94,28 @@ final class METNorwayCacheTests: XCTestCase {
         XCTAssertEqual(lastIfModifiedSince, "Mon, 15 Jun 2026 12:20:00 GMT")
     }
 
+    /// An answer kept (its `Expires`, then a 304) is read at the clock's moment: at 14:40Z the
+    /// current conditions are the 14:00Z step's and hour 1 is 15:00Z, not the first step's 12:00Z
+    /// and 13:00Z; so on the same answer's second day, day 0 is that day.
+    func testAKeptAnswerIsReadAtTheClocksHour() throws {
+        answer(.ok, expiresIn: 3600, lastModified: "Mon, 15 Jun 2026 11:55:00 GMT")
+        let provider = provider()
+        let fresh = try provider.fetch(berlin).get()
+        XCTAssertEqual(fresh.current.observedAt, 1_781_524_800, "12:00Z, the clock's hour")
+        XCTAssertEqual(fresh.hourly.first?.time, 1_781_524_800 + 3600)
+
+        clock.advance(by: 2 * 3600 + 40 * 60)  // 14:40Z
+        answer(.notModified, expiresIn: 1800)
+        let kept = try provider.fetch(berlin).get()
+        XCTAssertEqual(requestCount, 2)
+        XCTAssertEqual(kept.current.observedAt, 1_781_524_800 + 2 * 3600, "the 14:00Z step")
+        XCTAssertEqual(kept.current.temperatureCelsius, 24.9)
+        XCTAssertEqual(kept.hourly.first?.hoursAhead, 1)
+        XCTAssertEqual(kept.hourly.first?.time, 1_781_524_800 + 3 * 3600, "hour 1 is 15:00Z")
+        XCTAssertEqual(kept.hourly.first?.temperatureCelsius, 24.4)
+        XCTAssertEqual(kept.daily.first?.temperatureMaxCelsius, 24.9, "today's whole day, hours past too")
+    }
+
     func testAnExpiresBeyondAnHourIsReadAsAnHour() throws {
         answer(.ok, expiresIn: 253_402_300_799 - clock.now())  // Fri, 31 Dec 9999 23:59:59 GMT
         let provider = provider()

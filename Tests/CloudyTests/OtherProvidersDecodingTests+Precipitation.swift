@@ -46,7 +46,52 @@ extension OtherProvidersDecodingTests {
             offset: ForecastTime.utcOffsets(zone: berlin.timezone, fixed: 7200)
         ).get().daily
         XCTAssertEqual(daily.map(\.daysAhead), [0, 1])
-        XCTAssertEqual(try XCTUnwrap(daily[0].precipitationSumMeters), 0.0021 + 0.004, accuracy: 1e-15)
+        // Beside the hourly 2.1 mm, the 15:00Z step's six hours have 1.4 mm more over 16–21Z, of
+        // which 16–18Z (2 of the 5 hours) fall before the 18:00Z step's own period: 0.56 mm.
+        XCTAssertEqual(try XCTUnwrap(daily[0].precipitationSumMeters), 0.0021 + 0.00056 + 0.004, accuracy: 1e-15)
         XCTAssertEqual(try XCTUnwrap(daily[1].precipitationSumMeters), 0.002, accuracy: 1e-15)
+    }
+
+    /// Where the hourly part ends before the next six-hourly step, the last hourly step's six
+    /// hours have more than its hour: 18:00Z says 0.5 mm in its hour and 6.0 mm to midnight,
+    /// and the next step is 00:00Z. The 5.5 mm in 19–24Z count: all of them today in UTC; in
+    /// Berlin (UTC+2) 3 of the 5 hours (19–22Z) today, 2 tomorrow.
+    func testMETNorwaySixHoursAfterTheLastHourlyStepCount() throws {
+        func step(_ time: String, one: Double?, six: Double) -> [String: Any] {
+            var data: [String: Any] = [
+                "instant": ["details": ["air_temperature": 20.0]],
+                "next_6_hours": ["details": ["precipitation_amount": six]],
+            ]
+            if let one { data["next_1_hours"] = ["details": ["precipitation_amount": one]] }
+            return ["time": time, "data": data]
+        }
+        let document: [String: Any] = [
+            "properties": [
+                "timeseries": [
+                    step("2026-06-15T17:00:00Z", one: 0, six: 0.5),
+                    step("2026-06-15T18:00:00Z", one: 0.5, six: 6.0),
+                    step("2026-06-16T00:00:00Z", one: nil, six: 0),
+                    step("2026-06-16T06:00:00Z", one: nil, six: 0),
+                    step("2026-06-16T12:00:00Z", one: nil, six: 0),
+                    step("2026-06-16T18:00:00Z", one: nil, six: 0),
+                    step("2026-06-17T00:00:00Z", one: nil, six: 0),
+                ]
+            ]
+        ]
+        func daily(_ zone: String) throws -> [DailyForecast] {
+            var place = berlin
+            place.timezone = zone
+            return try METNorwayProvider.decode(
+                Array(try JSONSerialization.data(withJSONObject: document)), place: place, settings: settings,
+                offset: ForecastTime.utcOffsets(zone: zone, fixed: 0)
+            ).get().daily
+        }
+        let utc = try daily("Etc/UTC")
+        XCTAssertEqual(try XCTUnwrap(utc.first?.precipitationSumMeters), 0.006, accuracy: 1e-15)
+        XCTAssertEqual(try XCTUnwrap(utc.dropFirst().first?.precipitationSumMeters), 0, accuracy: 1e-15)
+        let inBerlin = try daily("Europe/Berlin")
+        XCTAssertEqual(try XCTUnwrap(inBerlin.first?.precipitationSumMeters), 0.0005 + 0.0033, accuracy: 1e-15)
+        XCTAssertEqual(try XCTUnwrap(inBerlin.dropFirst().first?.precipitationSumMeters), 0.0022, accuracy: 1e-15)
+        XCTAssertEqual(utc.first?.temperatureMaxCelsius, 20, "the piece adds no values")
     }
 }

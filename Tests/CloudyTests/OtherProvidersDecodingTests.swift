@@ -176,8 +176,10 @@ final class OtherProvidersDecodingTests: XCTestCase {
         let today = snapshot.daily[0]
         XCTAssertEqual(today.temperatureMaxCelsius, 24.9)
         XCTAssertEqual(today.temperatureMinCelsius, 24.4)
+        // The hourly amounts (2.1 mm at 15:00Z), and the rest of the 15:00Z step's six hours (3.5 mm
+        // to 21:00Z), which no step after it covers until the 18th: 1.4 mm in 16:00–21:00Z.
         XCTAssertEqual(
-            try XCTUnwrap(today.precipitationSumMeters), 0.0021, accuracy: 1e-15, "hourly amounts, none counted twice")
+            try XCTUnwrap(today.precipitationSumMeters), 0.0035, accuracy: 1e-15, "the 15:00Z step's six hours, once")
         XCTAssertEqual(today.conditionCode, 81, "rain showers are the day's worst")
         XCTAssertNil(today.uvIndexMax)
         XCTAssertNil(today.precipitationProbabilityRatio)

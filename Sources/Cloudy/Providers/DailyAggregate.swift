@@ -12,6 +12,9 @@ struct ForecastStep {
     var windSpeed: Double?
     var windGust: Double?
     var conditionCode: Int?
+    /// A piece of a period's amount between the steps (MET's six hours after the last hourly
+    /// step): only its precipitation counts, no values and no step of the series.
+    var onlyPrecipitation = false
 }
 
 /// Daily min/max/sums/max-probability built from forecast steps, grouped by the local calendar
@@ -37,16 +40,19 @@ enum DailyAggregate {
             byDay[day - today] = entry
         }
         var seen = Set<Double>()
-        for step in steps where seen.insert(step.time).inserted {  // a step repeated counts once
-            update(at: step.time) { entry in
-                entry.temperatureMaxCelsius = maxOf(entry.temperatureMaxCelsius, step.temperatureMax)
-                entry.temperatureMinCelsius = minOf(entry.temperatureMinCelsius, step.temperatureMin)
-                entry.precipitationProbabilityRatio = maxOf(
-                    entry.precipitationProbabilityRatio, step.precipitationProbability)
-                entry.windSpeedMaxMetersPerSecond = maxOf(entry.windSpeedMaxMetersPerSecond, step.windSpeed)
-                entry.windGustMaxMetersPerSecond = maxOf(entry.windGustMaxMetersPerSecond, step.windGust)
-                // The most severe condition of the day; WMO codes grow with severity.
-                if let code = step.conditionCode { entry.conditionCode = max(entry.conditionCode ?? code, code) }
+        // A step repeated counts once.
+        for step in steps where step.onlyPrecipitation || seen.insert(step.time).inserted {
+            if !step.onlyPrecipitation {
+                update(at: step.time) { entry in
+                    entry.temperatureMaxCelsius = maxOf(entry.temperatureMaxCelsius, step.temperatureMax)
+                    entry.temperatureMinCelsius = minOf(entry.temperatureMinCelsius, step.temperatureMin)
+                    entry.precipitationProbabilityRatio = maxOf(
+                        entry.precipitationProbabilityRatio, step.precipitationProbability)
+                    entry.windSpeedMaxMetersPerSecond = maxOf(entry.windSpeedMaxMetersPerSecond, step.windSpeed)
+                    entry.windGustMaxMetersPerSecond = maxOf(entry.windGustMaxMetersPerSecond, step.windGust)
+                    // The most severe condition of the day; WMO codes grow with severity.
+                    if let code = step.conditionCode { entry.conditionCode = max(entry.conditionCode ?? code, code) }
+                }
             }
             guard let amount = step.precipitation else { continue }
             for (time, share) in pieces(of: step, localDay: localDay, offset: offset) {
@@ -75,7 +81,7 @@ enum DailyAggregate {
         var amounts = -Double.infinity
         for step in steps {
             if step.precipitation != nil { amounts = max(amounts, step.time, step.time + step.precipitationSpan) }
-            guard step.time != last else { continue }
+            guard !step.onlyPrecipitation, step.time != last else { continue }
             if step.time > last {
                 (last, before) = (step.time, last)
             } else if step.time > before {

@@ -1,30 +1,28 @@
 import Foundation
 
-/// MET Norway's compact answers read into a snapshot: the first time step is the current
-/// conditions, the hourly steps and the daily aggregates come from the time series.
+/// MET Norway's compact answers read into a snapshot: the step of the current hour is the
+/// current conditions, the hourly steps and the daily aggregates come from the time series.
 extension METNorwayProvider {
+    /// The snapshot of `body` at `now` (nil: at its first step, the moment it was made for).
     public static func decode(
         _ body: [UInt8], place: Place, settings: ForecastSettings,
-        offset: (Double) -> Int
+        offset: (Double) -> Int, now: Double? = nil
     ) -> Result<WeatherSnapshot, WeatherFetchError> {
+        read(body).map { $0.snapshot(place: place, settings: settings, offset: offset, now: now) }
+    }
+
+    /// The answer's steps, kept until its `Expires` and beyond (a 304): each refresh takes its
+    /// snapshot at its own moment from them.
+    static func read(_ body: [UInt8]) -> Result<METForecast, WeatherFetchError> {
         WeatherAPI.decode(METDocument.self, from: body, as: "met-norway: answer").flatMap { document in
             let steps = document.steps
-            guard let first = steps.first else {
+            guard !steps.isEmpty else {
                 return .failure(WeatherFetchError("met-norway: answer has no timeseries"))
             }
-            let now = first.time
-            var snapshot = WeatherSnapshot(
-                current: first.conditions, timezone: place.timezone, utcOffsetSeconds: offset(now),
-                latitude: document.geometry?.coordinates?.dropFirst().first,
-                longitude: document.geometry?.coordinates?.first
-            )
-            if settings.hours > 0 {
-                snapshot.hourly = hourlySteps(steps, now: now, hours: settings.hours)
-            }
-            snapshot.daily = DailyAggregate.days(
-                steps.map(\.forecastStep), now: now, days: settings.days,
-                offset: offset)
-            return .success(snapshot)
+            return .success(
+                METForecast(
+                    steps: steps, latitude: document.geometry?.coordinates?.dropFirst().first,
+                    longitude: document.geometry?.coordinates?.first))
         }
     }
 
@@ -50,6 +48,39 @@ extension METNorwayProvider {
     }
 }
 
+/// A MET answer read: its steps in time order (at least one) and where it says it is.
+struct METForecast {
+    var steps: [METTimedStep]
+    var latitude, longitude: Double?
+
+    /// The weather as it stands at `clock` (nil: at the first step's time). An answer is kept
+    /// for its `Expires` and again on each 304, so its first steps pass: the current conditions
+    /// are the latest step not after the clock, and hours and days ahead count from the clock,
+    /// as every provider's do from its "now". An answer from ahead of the clock, or from more
+    /// than `clockReach` before it (a mirror's frozen copy, a clock set wrong), is read at its
+    /// own first step.
+    func snapshot(place: Place, settings: ForecastSettings, offset: (Double) -> Int, now clock: Double?)
+        -> WeatherSnapshot
+    {
+        let first = steps[0].time
+        let now = clock.flatMap { $0 >= first && $0 < first + Self.clockReach ? $0 : nil } ?? first
+        let current = steps.last { $0.time <= now } ?? steps[0]
+        var snapshot = WeatherSnapshot(
+            current: current.conditions, timezone: place.timezone, utcOffsetSeconds: offset(now),
+            latitude: latitude, longitude: longitude)
+        if settings.hours > 0 {
+            snapshot.hourly = METNorwayProvider.hourlySteps(steps, now: now, hours: settings.hours)
+        }
+        snapshot.daily = DailyAggregate.days(
+            METTimedStep.forecastSteps(steps), now: now, days: settings.days, offset: offset)
+        return snapshot
+    }
+    /// How long after its first step an answer is read at the clock's time: a day, far beyond
+    /// what MET keeps an answer for (`Expires`, about half an hour, renewed by a 304 while the
+    /// forecast is not remade).
+    static var clockReach: Double { 86400 }
+}
+
 /// A time series step whose time could be read.
 struct METTimedStep {
     var time: Double
@@ -73,9 +104,39 @@ struct METTimedStep {
         )
     }
 
+    /// The steps for the daily aggregates (`forecastStep`), and beside a step whose hour is
+    /// followed by no step for a while (the last of the hourly part, before the six-hourly one),
+    /// what its six hours have beyond that hour in the hours no step covers.
+    static func forecastSteps(_ steps: [METTimedStep]) -> [ForecastStep] {
+        var result: [ForecastStep] = []
+        result.reserveCapacity(steps.count + 2)
+        for (index, step) in steps.enumerated() {
+            result.append(step.forecastStep)
+            let next = steps[(index + 1)...].first { $0.time > step.time }?.time ?? .infinity
+            if let rest = step.restOfSixHours(until: next) { result.append(rest) }
+        }
+        return result
+    }
+
+    /// The part of next_6_hours that falls after next_1_hours and before `next` (the next step's
+    /// time), for a step that has both: the six hours' amount less the first hour's, spread
+    /// evenly over the five hours after it, of which `next` leaves the ones up to it uncovered
+    /// (the rest falls in the next step's own period). Nil when the next step follows within
+    /// the hour.
+    func restOfSixHours(until next: Double) -> ForecastStep? {
+        let from = time + 3600
+        let to = min(next, time + 6 * 3600)
+        guard to > from, let six = data.next_6_hours?.precipitationMeters,
+            let one = data.next_1_hours?.precipitationMeters
+        else { return nil }
+        return ForecastStep(
+            time: from, precipitation: max(0, six - one) * (to - from) / (5 * 3600), precipitationSpan: to - from,
+            onlyPrecipitation: true)
+    }
+
     /// The step for the daily aggregates. Its precipitation is its own period: next_1_hours
     /// where the series is hourly, next_6_hours where it is six-hourly, so no amount is counted
-    /// twice.
+    /// twice (`forecastSteps` adds what six hours have beyond the hourly part).
     var forecastStep: ForecastStep {
         let period = data.next_1_hours ?? data.next_6_hours
         return ForecastStep(

@@ -15,8 +15,9 @@ public final class METNorwayProvider: WeatherProvider {
     let forecast: ForecastSettings
     let logger: Logger
 
-    /// The last answer per place, kept until its `Expires`.
-    private let cache = METNorwayCache<WeatherSnapshot>(defaultLifetime: 1800)
+    /// The last answer per place, kept until its `Expires`, read: each refresh takes the
+    /// weather at its own moment from it.
+    private let cache = METNorwayCache<METForecast>(defaultLifetime: 1800)
     private let warnedDeprecation = NIOLockedValueBox(false)
     private let warnedSolar = NIOLockedValueBox(Set<String>())
 
@@ -37,14 +38,16 @@ public final class METNorwayProvider: WeatherProvider {
 
     func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
         let url = url(for: place)
-        // The kept snapshot's days are counted in the place's zone: another zone reads anew.
+        let now = endpoint.clock.now()
+        // Another zone asks anew, as the other providers do (documented for every provider).
         return cache.fetch(
-            place: place.name, key: url + " " + (place.timezone ?? ""), now: endpoint.clock.now(),
-            ask: { endpoint.fetch(endpoint.request(url, headers: $0), read: $1) }, read: { read($0, for: place) })
+            place: place.name, key: url + " " + (place.timezone ?? ""), now: now,
+            ask: { endpoint.fetch(endpoint.request(url, headers: $0), read: $1) }, read: read
+        ).map { $0.snapshot(place: place, settings: forecast, offset: utcOffset(for: place), now: now) }
     }
 
     /// Any answer but a 304.
-    private func read(_ response: HTTPResponse, for place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
+    private func read(_ response: HTTPResponse) -> Result<METForecast, WeatherFetchError> {
         switch response.status {
         case 200, 203:
             if response.status == 203,
@@ -59,7 +62,7 @@ public final class METNorwayProvider: WeatherProvider {
                     check api.met.no for its successor
                     """)
             }
-            return Self.decode(response.body, place: place, settings: forecast, offset: utcOffset(for: place))
+            return Self.read(response.body)
         default:
             // MET answers 403 to a User-Agent it refuses; asking again soon would not help.
             let hint = response.status == 403 ? "MET refuses this User-Agent or has blocked this client" : nil
