@@ -99,4 +99,35 @@ final class OpenMeteoBatchingTests: XCTestCase {
         guard case .failure(let skipped) = outcomes[3] else { return }
         XCTAssertTrue(skipped.message.contains("not asked"), skipped.message)
     }
+
+    /// An answer in another zone than the place's `timezone:` asked for (a mirror that drops the
+    /// parameter; the fixture is Berlin's, UTC+2) is said once while it lasts, and again after it
+    /// came right; another name of the same zone is no other zone.
+    func testAnAnswerInAnotherZoneThanAskedIsSaidOnce() throws {
+        let body = try TestPaths.fixtureBytes("open-meteo-forecast.json")
+        let (server, _) = try serve { _ in
+            .respond(status: .ok, headers: [("Content-Type", "application/json")], body: body)
+        }
+        let log = RecordedLog()
+        let provider = provider(server, telemetry: ExporterTelemetry(startedAt: 0))
+        let message = "open-meteo answered in another zone than the place's timezone"
+        var angeles = Place(
+            name: "Asked in LA time", latitude: 52.52, longitude: 13.41, timezone: "America/Los_Angeles")
+        let berlin = Place(name: "Berlin", latitude: 52.52, longitude: 13.41, timezone: "Europe/Berlin")
+        let rome = Place(name: "Rome", latitude: 41.8919, longitude: 12.5113, timezone: "Europe/Rome")  // UTC+2 too
+        _ = provider.fetch([angeles, berlin, rome], logger: log.logger)
+        _ = provider.fetch([angeles], logger: log.logger)
+        let said = log.entries(containing: message)
+        XCTAssertEqual(said.map { "\($0.metadata["location"] ?? "")" }, ["Asked in LA time"])
+        XCTAssertEqual(said.first?.metadata["timezone"], "America/Los_Angeles")
+        XCTAssertEqual(said.first?.metadata["utc_offset_seconds"], "-25200")
+        XCTAssertEqual(said.first?.metadata["answer_timezone"], "Europe/Berlin")
+        XCTAssertEqual(said.first?.metadata["answer_utc_offset_seconds"], "7200")
+
+        angeles.timezone = "Europe/Berlin"
+        _ = provider.fetch([angeles], logger: log.logger)
+        angeles.timezone = "America/Los_Angeles"
+        _ = provider.fetch([angeles], logger: log.logger)
+        XCTAssertEqual(log.entries(containing: message).count, 2, "said again after it came right")
+    }
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 
 /// Open-Meteo's forecast API (the default provider, no key). Many places go in one request
 /// (comma-separated coordinates; the answer is then a JSON array in request order), at most
@@ -38,8 +39,47 @@ public final class OpenMeteoProvider: WeatherProvider {
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
         let forecast = self.forecast
-        return batches.fetch(places, logger: logger, weight: CallCost.openMeteo(forecast), url: url(for:)) {
+        let outcomes = batches.fetch(places, logger: logger, weight: CallCost.openMeteo(forecast), url: url(for:)) {
             Self.decode($0, places: $1, forecast: forecast)
+        }
+        checkZones(places, outcomes, logger: logger)
+        return outcomes
+    }
+
+    /// Places whose answer came in another zone than their `timezone:` asked for (at another
+    /// offset: a zone's other name is the same zone), said once until it comes right.
+    private let inOtherZone = NIOLockedValueBox(Set<String>())
+
+    /// Warns of an answer in another zone than the place's `timezone:` (a mirror or proxy that
+    /// drops the parameter): Open-Meteo's days, and so the offset and the pages' times that go
+    /// with them, are then that zone's.
+    private func checkZones(
+        _ places: [Place], _ outcomes: [Result<WeatherSnapshot, WeatherFetchError>], logger: Logger
+    ) {
+        for (place, outcome) in zip(places, outcomes) {
+            guard let zone = place.timezone, case .success(let snapshot) = outcome,
+                let moment = snapshot.current.observedAt, let rules = ZoneRules.named(zone)
+            else { continue }
+            let asked = rules.utcOffset(at: moment)
+            let differs = asked != snapshot.utcOffsetSeconds
+            let news = inOtherZone.withLockedValue { warned -> Bool in
+                guard differs else {
+                    warned.remove(place.name)
+                    return false
+                }
+                return warned.insert(place.name).inserted
+            }
+            guard news else { continue }
+            logger.warning(
+                """
+                open-meteo answered in another zone than the place's timezone: its days and times \
+                are that zone's (a mirror or proxy that drops timezone=?)
+                """,
+                metadata: [
+                    "location": "\(place.name)", "timezone": "\(zone)", "utc_offset_seconds": "\(asked)",
+                    "answer_timezone": "\(snapshot.timezone ?? "none")",
+                    "answer_utc_offset_seconds": "\(snapshot.utcOffsetSeconds)",
+                ])
         }
     }
 
