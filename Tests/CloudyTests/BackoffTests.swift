@@ -59,6 +59,29 @@ final class BackoffTests: XCTestCase {
         XCTAssertEqual(held.restarted(.keepingRetryAfter, interval: 60).notBefore, 0)
     }
 
+    /// A new interval works the wait after the last failure out again, from that failure and
+    /// with its jitter; a Retry-After and a hold (a quiet period) stay as they were.
+    func testANewIntervalWorksTheWaitOutAgain() {
+        var backoff = Backoff(interval: 86400)
+        backoff.recordFailure(now: 1000, retryAfter: nil, jitter: 0)
+        XCTAssertEqual(backoff.notBefore, 1000 + 0.8 * 86400)
+        backoff.interval = 300
+        XCTAssertEqual(backoff.notBefore, 1000 + 0.8 * 300)
+        backoff.recordFailure(now: 2000, retryAfter: nil, jitter: 0)
+        backoff.interval = 600
+        XCTAssertEqual(backoff.notBefore, 2000 + 0.8 * 1200, "the second failure's doubled wait")
+        var asked = Backoff(interval: 86400)
+        asked.recordFailure(now: 0, retryAfter: 7200, jitter: 0.5)
+        asked.hold(until: 9000)
+        asked.interval = 60
+        XCTAssertEqual(asked.notBefore, 9000, "the hold, longer than the Retry-After")
+        asked.recordFailure(now: 9000, retryAfter: nil, jitter: 0.5)
+        XCTAssertEqual(asked.notBefore, 9000 + 120, "a failure's wait replaces a hold that ended")
+        var none = Backoff(interval: 60)
+        none.interval = 300
+        XCTAssertEqual(none.notBefore, 0, "no failure: nothing to wait for")
+    }
+
     func testRetryAfterHeaderForms() {
         let now = HTTPDate.parse("Mon, 15 Jun 2026 12:00:00 GMT")!
         XCTAssertEqual(RetryAfter.seconds("120", now: now), 120)

@@ -257,6 +257,24 @@ final class RefresherTests: XCTestCase {
         XCTAssertEqual(upstream.requests.count, 2)
     }
 
+    /// A failure's wait is worked out again at a new interval: a day's back-off (a typo such as
+    /// `1d` for `1m`) does not hold the interval fixed by a reload for the rest of the day. A
+    /// Retry-After still holds (above).
+    func testAReloadThatLowersTheIntervalShortensTheBackOff() throws {
+        let daily = config(interval: 86400)
+        start(daily, jitter: 0.5)
+        upstream.answer(status: .serviceUnavailable)
+        clock.advance(by: 0)
+        XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 86400, accuracy: 1e-6, "the first failure waits the interval")
+        upstream.answerOK()
+        clock.advance(by: 10)
+        reload(to: config(interval: 60), from: daily)
+        XCTAssertEqual(try XCTUnwrap(nextRefreshIn), 50, accuracy: 1e-6, "60 s from the failure, not a day")
+        clock.advance(by: 50)
+        XCTAssertEqual(upstream.requests.count, 2)
+        XCTAssertTrue(metricsText.contains("weather_up{location=\"Berlin\"} 1"))
+    }
+
     func testStopCancelsTheTimers() throws {
         start(config(interval: 60))
         clock.advance(by: 0)
