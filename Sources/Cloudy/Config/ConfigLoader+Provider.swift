@@ -27,11 +27,15 @@ extension ConfigLoader {
         try checkProviderNeeds(config.provider, document)
     }
 
-    /// `provider.user_agent`: any text on one line (it is sent as a header as written).
+    /// `provider.user_agent`: any text on one line (it is sent as a header as written), not
+    /// blank: libcurl sends no User-Agent at all for "", which api.weather.gov refuses.
     static func userAgent(_ provider: YAMLMapping) throws(ConfigError) -> String? {
         guard let agent = try provider.string("user_agent") else { return nil }
         guard isOneLineOfText(agent) else {
             throw provider.error("user_agent", "must be one line of printable text")
+        }
+        guard agent.contains(where: { !$0.isWhitespace }) else {
+            throw provider.error("user_agent", "must not be blank (leave the key out for the default)")
         }
         return agent
     }

@@ -200,6 +200,12 @@ public enum PlaceName {
         }) {
             return "contains the control character \(codePoint(bad.value)); names must be printable"
         }
+        // Invisible: a name with one reads as one without it (or turned around, U+202E), so two
+        // places could look alike. Joiners stay (U+200C in Persian words, U+200D in emoji).
+        if let bad = name.unicodeScalars.first(where: \.isInvisibleInNames) {
+            return "contains the invisible character \(codePoint(bad.value)), which no dashboard shows; "
+                + "write the name without it"
+        }
         // "Berlin " beside "Berlin" would be two series that read the same on a dashboard.
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed != name {
@@ -223,6 +229,20 @@ public enum PlaceName {
     /// "U+0007", "U+00A0".
     private static func codePoint(_ value: UInt32) -> String {
         "U+" + String(value, radix: 16, uppercase: true).leftPadded(to: 4)
+    }
+}
+
+extension Unicode.Scalar {
+    /// Bidirectional controls and marks, zero-width spaces and invisible operators, the byte
+    /// order mark and the line and paragraph separators: characters that show nothing of
+    /// themselves in a label or on a page.
+    var isInvisibleInNames: Bool {
+        switch value {
+        case 0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069,
+            0xFEFF:
+            return true
+        default: return false
+        }
     }
 }
 

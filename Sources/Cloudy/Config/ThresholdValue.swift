@@ -60,7 +60,11 @@ enum ThresholdValue {
         // To the nearest billionth of the base unit: 37.4 °F is the 3 °C it means, not the
         // 3.0000000000000004 that binary arithmetic leaves, on the page and in alert texts
         // (+ 0 makes "-0 m/s" the 0 it is).
-        return .success((value * 1e9).rounded() / 1e9 + 0)
+        let exact = (value * 1e9).rounded() / 1e9 + 0
+        // A number of 300 digits reads as finite, and its billionths do not: no threshold is
+        // infinite (a frost threshold of +Inf would fire every day).
+        guard exact.isFinite else { return .failure(.notAThreshold(example(alert.quantity))) }
+        return .success(exact)
     }
 
     enum Problem: Error, Equatable {
