@@ -59,30 +59,6 @@ final class ConfigLoaderTests: XCTestCase {
             config.airQuality, AirQualitySettings(source: .openMeteo, url: "http://127.0.0.1:8082", pollen: false))
     }
 
-    func testOpenWeatherMapAirPollutionSpendsTheProvidersKeyAndItsOwnHost() throws {
-        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("aq-key-\(UUID().uuidString)")
-        try "k3y\n".write(to: keyFile, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: keyFile) }
-        let yaml = """
-            provider: {name: openweathermap, api_key_file: \(keyFile.path)}
-            air_quality: {source: openweathermap}
-            locations:
-              - {name: Brussels, latitude: 50.85, longitude: 4.35}
-            """
-        let config = try ConfigLoader.parse(yaml: yaml)
-        XCTAssertEqual(config.airQuality?.source, .openWeatherMap)
-        XCTAssertEqual(config.airQuality?.url, "https://api.openweathermap.org")
-        XCTAssertEqual(config.provider.apiKey?.reveal, "k3y")
-        // Another provider's key (a Pirate Weather key) never goes to OpenWeatherMap.
-        let darkSky = yaml.replacingOccurrences(of: "name: openweathermap,", with: "name: dark-sky,")
-        XCTAssertThrowsError(try ConfigLoader.parse(yaml: darkSky)) { error in
-            XCTAssertEqual(
-                (error as? ConfigError)?.description,
-                "config:2: air_quality.source: openweathermap spends the API key of provider openweathermap; "
-                    + "with provider dark-sky use source: open-meteo")
-        }
-    }
-
     /// Every `invalid-*.yml` states on its first line (`# expect: LINE: FIELD: REASON`) the one
     /// message Cloudy must give for it; the file name and line are checked too.
     func testEveryInvalidConfigGivesItsExpectedMessage() throws {

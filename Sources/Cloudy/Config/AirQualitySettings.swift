@@ -66,7 +66,13 @@ extension ConfigLoader {
                     + "\(provider.name.rawValue) use source: open-meteo")
         }
         var settings = AirQualitySettings(source: source, url: try section.url("url"))
-        if let pollen = try section.bool("pollen") { settings.pollen = pollen }
+        if let pollen = try section.bool("pollen") {
+            // Asked for where there is none, it would be left out without a word.
+            if pollen, source == .openWeatherMap {
+                throw section.error("pollen", "openweathermap has no pollen; use source: open-meteo, or leave it out")
+            }
+            settings.pollen = pollen
+        }
         return settings
     }
 }
