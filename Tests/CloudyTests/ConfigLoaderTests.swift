@@ -187,6 +187,27 @@ final class ConfigLoaderTests: XCTestCase {
     /// A file that cannot be read says why in the system's words: a directory is one, and so is a
     /// device that never ends (`/dev/zero`: too large). A FIFO without a writer is refused at
     /// once, not waited for nor read as an empty file; a config piped to `/dev/stdin` is read.
+    /// A relative `api_key_file` is read beside the config file, whatever the working directory
+    /// (a check run there and the service started elsewhere read the same key).
+    func testARelativeKeyFileIsReadBesideTheConfig() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudy-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "beside\n".write(to: directory.appendingPathComponent("key"), atomically: true, encoding: .utf8)
+        let file = directory.appendingPathComponent("cloudy.yml")
+        let yaml =
+            "provider: {name: dark-sky, api_key_file: key}\nlocations:\n  - {name: A, latitude: 1, longitude: 2}\n"
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try ConfigLoader.load(file: file.path).provider.apiKey?.reveal, "beside")
+        try yaml.replacingOccurrences(of: "api_key_file: key", with: "api_key_file: gone")
+            .write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ConfigLoader.load(file: file.path)) { error in
+            XCTAssertEqual(
+                (error as? ConfigError)?.description,
+                "\(file.path):1: provider.api_key_file: cannot read \(directory.path)/gone")
+        }
+    }
+
     func testMissingFileIsAClearError() throws {
         XCTAssertThrowsError(try ConfigLoader.load(file: "/nonexistent/cloudy.yml")) { error in
             XCTAssertEqual("\(error)", "/nonexistent/cloudy.yml: cannot read the file: No such file or directory")

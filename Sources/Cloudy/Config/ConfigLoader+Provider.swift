@@ -7,7 +7,14 @@ extension ConfigLoader {
         if let provider = try document.mapping("provider") {
             try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call", "quota"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
-            let keyFile = try provider.string("api_key_file")
+            // Relative to the config file's directory, as the web config's paths and Prometheus'
+            // own are: a check run from that directory and the service started elsewhere read
+            // the same file.
+            let keyFile = try provider.string("api_key_file").map { path in
+                guard !path.hasPrefix("/"), let file = document.file else { return path }
+                let directory = (file as NSString).deletingLastPathComponent
+                return directory.isEmpty ? path : directory + "/" + path
+            }
             config.provider = ProviderSettings(
                 name: name,
                 url: try provider.url("url"),
