@@ -9,6 +9,10 @@ import NIOConcurrencyHelpers
 public final class OpenWeatherMapProvider: WeatherProvider {
     public let name = ProviderName.openWeatherMap
     public static let minimumCallSpacing = 600.0
+    /// How much sooner than `minimumCallSpacing` a place is asked again: a refresh due ten
+    /// minutes after the last one starts on a timer, a few milliseconds either way of the last
+    /// one's place in its run, and must ask, not keep the answer for another ten minutes.
+    static let spacingTolerance = 2.0
     /// Its clock times the call spacing.
     var endpoint: UpstreamEndpoint { keyed.endpoint }
     let keyed: OpenWeatherMapKeyedAPI
@@ -37,13 +41,20 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        // Every place of the batch counts from when it started, not from when its turn came
+        // (a slow answer before it in one run and a fast one in the next would keep its answer
+        // for a whole interval more).
+        let started = endpoint.clock.now()
         // The free plan allows 60 calls a minute; four at once stays far below it.
-        fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place) }
+        return fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place, at: started) }
     }
 
-    func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
-        let now = endpoint.clock.now()
-        if let last = recent.withLockedValue({ $0[place.name] }), now - last.fetched < Self.minimumCallSpacing,
+    /// `place` as of `now` (the start of its batch): its last answer when it is not ten minutes
+    /// old (`minimumCallSpacing`, less `spacingTolerance`), else a call.
+    func fetch(_ place: Place, at now: Double? = nil) -> Result<WeatherSnapshot, WeatherFetchError> {
+        let now = now ?? endpoint.clock.now()
+        if let last = recent.withLockedValue({ $0[place.name] }),
+            now - last.fetched < Self.minimumCallSpacing - Self.spacingTolerance,
             last.latitude == place.latitude, last.longitude == place.longitude, last.timezone == place.timezone
         {
             return .success(last.snapshot)
