@@ -69,8 +69,8 @@ final class OpenWeatherMapCallSpacingTests: XCTestCase {
             "both endpoints once per place")
 
         // A refresh due 600 s later may start a moment sooner than 600 s after the last batch
-        // (timers, the place's turn in its batch): within `spacingTolerance` it asks.
-        let tolerance = OpenWeatherMapProvider.spacingTolerance
+        // (timers, the place's turn in its batch): within `FairUse.spacingTolerance` it asks.
+        let tolerance = FairUse.spacingTolerance
         clock.advance(by: OpenWeatherMapProvider.minimumCallSpacing - tolerance - 0.001)
         let kept = provider.fetch([berlin, paris], logger: .init(label: "test"))
         XCTAssertEqual(try kept.map { try $0.get() }, try first.map { try $0.get() }, "the last answer, kept")

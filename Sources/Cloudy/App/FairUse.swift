@@ -2,6 +2,12 @@ import Logging
 
 /// The public hosts' fair-use floors for the refresh interval.
 public enum FairUse {
+    /// How much sooner than a per-place spacing (OpenWeatherMap's ten minutes, MetAlerts' ten
+    /// minutes) a place is asked again: a refresh due when the spacing ends starts on a timer, a
+    /// few milliseconds either way of the last one's moment, and must ask, not keep the last
+    /// answer for another whole interval.
+    static let spacingTolerance = 2.0
+
     public static func minimumInterval(_ provider: ProviderSettings) -> Double? {
         switch provider.name {
         case .openMeteo where provider.isPublicHost:

@@ -3,9 +3,10 @@ import NIOConcurrencyHelpers
 /// MET Norway's caching terms, for each of its products Cloudy reads (the forecast and the
 /// warnings), per place: no request before the last answer's `Expires` (the kept value is the
 /// answer), then `If-Modified-Since` with the last `Last-Modified`; a 304 keeps the value and
-/// counts as success. An answer without `Expires` is kept for `defaultLifetime` seconds, and none
-/// longer than `maxLifetime` (MET's own are about 30 minutes: a later one, from a cache gone
-/// wrong, would freeze the place's weather or warnings while they count as fresh). A place
+/// counts as success. An answer without `Expires` is kept for `defaultLifetime` seconds; none is
+/// kept shorter than `minimumLifetime` (MetAlerts' ten minutes) nor longer than `maxLifetime`
+/// (MET's own are about 30 minutes: a later one, from a cache gone wrong, would freeze the
+/// place's weather or warnings while they count as fresh). A place
 /// asked for another value (its `key`: other coordinates, another URL; a forecast's other zone)
 /// starts afresh.
 final class METNorwayCache<Value: Sendable>: Sendable {
@@ -18,10 +19,14 @@ final class METNorwayCache<Value: Sendable>: Sendable {
 
     private let entries = NIOLockedValueBox([String: Entry]())
     let defaultLifetime: Double
+    /// The least time an answer is kept, whatever its `Expires` says: MetAlerts asks for one
+    /// poll per ten minutes at most, however soon its answers expire.
+    let minimumLifetime: Double
     static var maxLifetime: Double { 3600 }
 
-    init(defaultLifetime: Double) {
+    init(defaultLifetime: Double, minimumLifetime: Double = 0) {
         self.defaultLifetime = defaultLifetime
+        self.minimumLifetime = minimumLifetime
     }
 
     /// The value for `place` at `now`: kept, or asked for with `ask`, given the conditional
@@ -47,9 +52,11 @@ final class METNorwayCache<Value: Sendable>: Sendable {
     private func answered(
         _ response: HTTPResponse, read: Reader, cached: Entry?, place: String, key: String, now: Double
     ) -> Result<Value, WeatherFetchError> {
-        let expires = min(
-            response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime,
-            now + Self.maxLifetime)
+        let expires = max(
+            min(
+                response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime,
+                now + Self.maxLifetime),
+            now + minimumLifetime)
         if response.status == 304 {
             guard var kept = cached else {
                 return .failure(WeatherFetchError("met-norway: 304 without an earlier answer"))

@@ -9,10 +9,6 @@ import NIOConcurrencyHelpers
 public final class OpenWeatherMapProvider: WeatherProvider {
     public let name = ProviderName.openWeatherMap
     public static let minimumCallSpacing = 600.0
-    /// How much sooner than `minimumCallSpacing` a place is asked again: a refresh due ten
-    /// minutes after the last one starts on a timer, a few milliseconds either way of the last
-    /// one's place in its run, and must ask, not keep the answer for another ten minutes.
-    static let spacingTolerance = 2.0
     /// Its clock times the call spacing.
     var endpoint: UpstreamEndpoint { keyed.endpoint }
     let keyed: OpenWeatherMapKeyedAPI
@@ -50,11 +46,11 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     }
 
     /// `place` as of `now` (the start of its batch): its last answer when it is not ten minutes
-    /// old (`minimumCallSpacing`, less `spacingTolerance`), else a call.
+    /// old (`minimumCallSpacing`, less `FairUse.spacingTolerance`), else a call.
     func fetch(_ place: Place, at now: Double? = nil) -> Result<WeatherSnapshot, WeatherFetchError> {
         let now = now ?? endpoint.clock.now()
         if let last = recent.withLockedValue({ $0[place.name] }),
-            now - last.fetched < Self.minimumCallSpacing - Self.spacingTolerance,
+            now - last.fetched < Self.minimumCallSpacing - FairUse.spacingTolerance,
             last.latitude == place.latitude, last.longitude == place.longitude, last.timezone == place.timezone
         {
             return .success(last.snapshot)

@@ -11,9 +11,11 @@ public final class METNorwayWarnings: WarningSource {
     let upstream: Upstream
     let logger: Logger
 
-    /// The last answer per place, kept until its `Expires`; without one, ten minutes (MET asks
-    /// for alerts no more often).
-    private let cache = METNorwayCache<[WeatherWarning]>(defaultLifetime: 600)
+    /// The last answer per place, kept until its `Expires`, and at least ten minutes (MET asks
+    /// for alerts no more often), less `FairUse.spacingTolerance`: a refresh due ten minutes on,
+    /// which may start a moment sooner, asks.
+    private let cache = METNorwayCache<[WeatherWarning]>(
+        defaultLifetime: 600, minimumLifetime: 600 - FairUse.spacingTolerance)
 
     public init(_ upstream: Upstream, logger: Logger) {
         self.upstream = upstream
