@@ -83,6 +83,20 @@ final class WarningDecodingTests: XCTestCase {
         XCTAssertEqual(METAlerts.severity(level: nil), .unknown)
     }
 
+    /// The window ends when the hazard does (`eventEndingTime`), not when the message expires,
+    /// as NWS's ends at `ends`; a warning without one (forest fire danger) ends at the message's.
+    func testMETNorwayWarningsEndWithTheHazard() throws {
+        let body =
+            #"{"features":[{"properties":{"id":"l","status":"Actual","event":"lightning","#
+            + #""severity":"Moderate","eventEndingTime":"2026-06-15T14:00:00+00:00"},"#
+            + #""when":{"interval":["2026-06-15T11:00:00+00:00","2026-06-15T22:00:00+00:00"]}},"#
+            + #"{"properties":{"id":"f","status":"Actual","event":"forestFire","severity":"Severe"},"#
+            + #""when":{"interval":["2026-06-14T10:00:00+00:00","2026-06-18T22:00:00+00:00"]}}]}"#
+        let warnings = try WeatherAPI.decode(METAlerts.self, from: Array(body.utf8), as: "met").get().warnings
+        XCTAssertEqual(
+            warnings.map(\.expires), [ISOTime.parse("2026-06-15T14:00:00Z"), ISOTime.parse("2026-06-18T22:00:00Z")])
+    }
+
     /// A downgrade to green says the danger is over: no warning, whether MET gives the level or
     /// only CAP's `Minor` (which it sends only for downgrades).
     func testMETNorwayAllClearsAreNoWarnings() throws {

@@ -24,17 +24,21 @@ struct METAlerts: Decodable {
         let title: String?
         let description: String?
         let instruction: String?
+        /// When the hazard is expected to end (absent for some, such as forest fire danger).
+        let eventEndingTime: String?
 
         enum CodingKeys: String, CodingKey {
             case id, status, event, eventAwarenessName, severity, certainty, title, description, instruction
+            case eventEndingTime
             case awarenessLevel = "awareness_level"
         }
     }
 
     /// Every actual warning (tests and all-clears dropped). MET's own `severity` field gives
     /// CAP's word for the colour (yellow moderate, orange severe, red extreme); without it, the
-    /// level's number does. Its window is `when.interval`: the second time is when the warning
-    /// expires (the weather may improve earlier, at `eventEndingTime`).
+    /// level's number does. Its window is the hazard's, as NWS's is: from `when.interval`'s
+    /// first time to `eventEndingTime`, else to the interval's second time, when the message
+    /// expires (the reference: prefer `eventEndingTime`; the weather may improve earlier).
     var warnings: [WeatherWarning] {
         features.filter { $0.properties.status != "Test" && !Self.isAllClear($0.properties) }.map { feature in
             let alert = feature.properties
@@ -48,7 +52,8 @@ struct METAlerts: Decodable {
                 headline: alert.title ?? "", description: alert.description ?? "",
                 instruction: alert.instruction ?? "", sender: "MET Norway",
                 onset: interval.first.flatMap(ISOTime.parse),
-                expires: interval.count > 1 ? ISOTime.parse(interval[1]) : nil)
+                expires: alert.eventEndingTime.flatMap(ISOTime.parse)
+                    ?? (interval.count > 1 ? ISOTime.parse(interval[1]) : nil))
         }
     }
 
