@@ -120,16 +120,20 @@ final class AirQualityDecodingTests: XCTestCase {
     /// Both sections are always asked for: an entry without one fails its place, rather than
     /// leaving it up without its pollen and forecast indices (or without any current value).
     func testAnEntryLackingASectionFailsItsPlace() throws {
+        // A current section without its time places no hour or day either.
         let body = """
             [{"current":{"time":1781524800,"european_aqi":12}},
-             {"hourly":{"time":[1781524800],"european_aqi":[12]}}]
+             {"hourly":{"time":[1781524800],"european_aqi":[12]}},
+             {"current":{"time":null,"european_aqi":12},"hourly":{"time":[1781524800],"european_aqi":[12]}}]
             """
-        let outcomes = OpenMeteoAirQuality.decode(Array(body.utf8), places: [berlin, newYork], forecast: forecast)
+        let outcomes = OpenMeteoAirQuality.decode(
+            Array(body.utf8), places: [berlin, newYork, berlin], forecast: forecast)
         XCTAssertEqual(
             outcomes.map(\.failureMessage),
             [
                 "open-meteo-air-quality: answer lacks the hourly section",
                 "open-meteo-air-quality: answer lacks the current section",
+                "open-meteo-air-quality: answer's current section has no time",
             ])
     }
 

@@ -91,7 +91,11 @@ struct OpenMeteoAirQualityAnswer {
         let offsetAt = ForecastTime.steady(
             ForecastTime.utcOffsets(zone: zone ?? timezone, fixed: WeatherAPI.plausibleOffset(utc_offset_seconds)),
             from: times.lazy.compactMap { $0 }.min(), to: times.lazy.compactMap { $0 }.max())
-        guard let now, let today = ForecastTime.localDay(now, offset: offsetAt(now)) else { return .success(report) }
+        // Without the current time no hour or day can be placed: the pollen, the hours and the
+        // days would go while the place stayed up.
+        guard let now, let today = ForecastTime.localDay(now, offset: offsetAt(now)) else {
+            return .failure(WeatherFetchError("\(source): answer's current section has no time"))
+        }
         let hours = steps(times, now: now, today: today, offsetAt: offsetAt)
         for plant in Plant.allCases {
             report.pollen[plant] = hours.first { $0.ahead == 0 }.flatMap { pollen(plant, at: $0.index) }
