@@ -43,10 +43,10 @@ extension QuotaAccount {
         func kept(sharedWith shares: (ProviderName, String) -> Bool) -> QuotaState? {
             if !keyed, shares(provider, url) {
                 return QuotaState(
-                    provider: provider, url: url, ledger: ledgerWithBatchesOut(at: reservedAt),
-                    quietPeriod: quietPeriod, keyed: false)
+                    provider: provider, url: url, ledger: ownLedger(at: reservedAt), quietPeriod: quietPeriod,
+                    keyed: false)
             }
-            return left.values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
+            return leftWithBatchesOut(at: latestTime).values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
                 .max { ($0.quietPeriod?.until ?? 0, $0.ownerID) < ($1.quietPeriod?.until ?? 0, $1.ownerID) }
         }
 
@@ -70,6 +70,26 @@ extension QuotaAccount {
         }
         /// Calls of batches out for the owner asked now.
         var ownOut: Double { max(0, reserved - leftOut.values.reduce(0, +)) }
+        /// The owner's ledger with its own batches out counted as spent at `time`: what the
+        /// file and an account taking the quota over count (pacing counts every batch out,
+        /// `ledgerWithBatchesOut`).
+        func ownLedger(at time: Double) -> CallLedger {
+            var ledger = self.ledger
+            ledger.record(ownOut, at: time, keeping: horizon)
+            return ledger
+        }
+        /// The owners a reload left, each with its batches out counted as spent at `time` (or
+        /// its latest call, when later).
+        func leftWithBatchesOut(at time: Double) -> [String: QuotaState] {
+            left.reduce(into: [:]) { result, entry in
+                var state = entry.value
+                if let out = leftOut[entry.key] {
+                    let at = max(time, state.ledger.entries.last?.time ?? 0)
+                    state.ledger.record(out, at: at, keeping: QuotaWindow.month.seconds)
+                }
+                result[entry.key] = state
+            }
+        }
         /// Whether `batch` asked the owner the account has now, however either URL is spelt.
         func owns(_ batch: QuotaReservation) -> Bool {
             batch.provider == provider && ProviderSettings.isSameServer(batch.url, url) && batch.keyed == keyed
@@ -131,13 +151,7 @@ extension QuotaAccount {
                 let until = state.quietPeriod?.until ?? 0
                 return (until > now ? until : 0, state.ledger.entries.last?.time ?? 0, state.ownerID)
             }
-            let kept = left.map { key, state in
-                guard let out = leftOut[key] else { return state }
-                var written = state
-                let time = max(now, state.ledger.entries.last?.time ?? 0)
-                written.ledger.record(out, at: time, keeping: QuotaWindow.month.seconds)
-                return written
-            }.sorted { rank($0) > rank($1) }
+            let kept = leftWithBatchesOut(at: now).values.sorted { rank($0) > rank($1) }
             return kept.isEmpty ? nil : Array(kept.prefix(QuotaAccount.maxOthersKept))
         }
         /// The latest time the account has read from the clock: its latest batch, or the latest

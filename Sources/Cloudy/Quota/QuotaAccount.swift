@@ -205,8 +205,7 @@ public final class QuotaAccount: Sendable {
         guard let file = state.file else { return }
         // Not before the latest call settled since: the ledger reads an earlier time as a clock
         // set back.
-        var ledger = state.ledger
-        ledger.record(state.ownOut, at: state.latestTime, keeping: state.horizon)
+        let ledger = state.ownLedger(at: state.latestTime)
         do {
             try QuotaState(
                 provider: state.provider, url: state.url, ledger: ledger, quietPeriod: state.quietPeriod,
@@ -258,9 +257,9 @@ public final class QuotaAccount: Sendable {
     func keptStates() -> [QuotaState] {
         state.withLockedValue { state in
             let own = QuotaState(
-                provider: state.provider, url: state.url, ledger: state.ledgerWithBatchesOut(at: state.latestTime),
+                provider: state.provider, url: state.url, ledger: state.ownLedger(at: state.latestTime),
                 quietPeriod: state.quietPeriod, keyed: state.keyed, key: state.key)
-            return [own] + state.left.values
+            return [own] + state.leftWithBatchesOut(at: state.latestTime).values
         }
     }
 }
