@@ -93,5 +93,15 @@ extension OtherProvidersDecodingTests {
         XCTAssertEqual(try XCTUnwrap(inBerlin.first?.precipitationSumMeters), 0.0005 + 0.0033, accuracy: 1e-15)
         XCTAssertEqual(try XCTUnwrap(inBerlin.dropFirst().first?.precipitationSumMeters), 0.0022, accuracy: 1e-15)
         XCTAssertEqual(utc.first?.temperatureMaxCelsius, 20, "the piece adds no values")
+        // The 18:00Z step twice (a repeated step counts once): its rest too.
+        var repeated = document
+        var series = try XCTUnwrap((document["properties"] as? [String: Any])?["timeseries"] as? [[String: Any]])
+        series.insert(series[1], at: 2)
+        repeated["properties"] = ["timeseries": series]
+        let once = try METNorwayProvider.decode(
+            Array(try JSONSerialization.data(withJSONObject: repeated)), place: berlin, settings: settings,
+            offset: ForecastTime.utcOffsets(zone: "Etc/UTC", fixed: 0)
+        ).get().daily
+        XCTAssertEqual(try XCTUnwrap(once.first?.precipitationSumMeters), 0.006, accuracy: 1e-15)
     }
 }

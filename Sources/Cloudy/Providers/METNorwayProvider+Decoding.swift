@@ -112,6 +112,8 @@ struct METTimedStep {
         result.reserveCapacity(steps.count + 2)
         for (index, step) in steps.enumerated() {
             result.append(step.forecastStep)
+            // A step repeated counts once (`DailyAggregate` keeps the first copy), its rest too.
+            guard index == 0 || steps[index - 1].time != step.time else { continue }
             let next = steps[(index + 1)...].first { $0.time > step.time }?.time ?? .infinity
             if let rest = step.restOfSixHours(until: next) { result.append(rest) }
         }
