@@ -46,7 +46,8 @@ extension QuotaAccount {
                     provider: provider, url: url, ledger: ownLedger(at: reservedAt), quietPeriod: quietPeriod,
                     keyed: false)
             }
-            return leftWithBatchesOut(at: latestTime).values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
+            // Without their batches out: those calls reach an account linked now when they settle.
+            return left.values.filter { !$0.isKeyed && shares($0.provider, $0.url) }
                 .max { ($0.quietPeriod?.until ?? 0, $0.ownerID) < ($1.quietPeriod?.until ?? 0, $1.ownerID) }
         }
 
