@@ -79,16 +79,17 @@ final class METNorwayCacheTests: XCTestCase {
         XCTAssertNoThrow(try provider.fetch(berlin).get())
         XCTAssertEqual(requestCount, 2, "the 304's Expires counts")
 
-        // New data without an Expires: cached for 30 minutes; its Last-Modified is asked next.
+        // New data without an Expires: cached for 30 minutes (less the moment a refresh due then
+        // may start sooner, `FairUse.spacingTolerance`); its Last-Modified is asked next.
         clock.advance(by: 1)
         answer(.ok, expiresIn: nil, lastModified: "Mon, 15 Jun 2026 12:20:00 GMT")
         XCTAssertNoThrow(try provider.fetch(berlin).get())
         XCTAssertEqual(requestCount, 3)
         XCTAssertEqual(lastIfModifiedSince, firstModified)
-        clock.advance(by: 1799)
+        clock.advance(by: 1800 - FairUse.spacingTolerance - 0.001)
         XCTAssertNoThrow(try provider.fetch(berlin).get())
         XCTAssertEqual(requestCount, 3, "no Expires: 30 minutes")
-        clock.advance(by: 1)
+        clock.advance(by: 0.001)
         XCTAssertNoThrow(try provider.fetch(berlin).get())
         XCTAssertEqual(requestCount, 4)
         XCTAssertEqual(lastIfModifiedSince, "Mon, 15 Jun 2026 12:20:00 GMT")

@@ -124,22 +124,6 @@ final class WarningSourcesTests: XCTestCase {
         XCTAssertEqual(try source.fetch([oslo], logger: log.logger)[0].get(), [], "the warnings were lifted")
     }
 
-    /// MetAlerts asks for one poll per ten minutes at most: an `Expires` a minute away (or one
-    /// already past) does not bring the next request sooner; ten minutes on, less the
-    /// tolerance for a timer's moment, it goes.
-    func testMETNorwayAlertsAreAskedNoMoreThanEveryTenMinutes() throws {
-        let expires = HTTPDate.format(Date(timeIntervalSince1970: clock.now() + 60))
-        try answer(.ok, fixture: "met-norway-metalerts.json", headers: [("Expires", expires)])
-        let source = METNorwayWarnings(upstream, logger: log.logger)
-        XCTAssertNoThrow(try source.fetch([oslo], logger: log.logger)[0].get())
-        clock.advance(by: 600 - FairUse.spacingTolerance - 0.001)
-        XCTAssertNoThrow(try source.fetch([oslo], logger: log.logger)[0].get())
-        XCTAssertEqual(requests.count, 1, "not before ten minutes, whatever Expires says")
-        clock.advance(by: 0.001)
-        XCTAssertNoThrow(try source.fetch([oslo], logger: log.logger)[0].get())
-        XCTAssertEqual(requests.count, 2)
-    }
-
     func testMETNorwayRefusalsSayWhy() throws {
         try answer(.forbidden, fixture: nil)
         XCTAssertThrowsError(

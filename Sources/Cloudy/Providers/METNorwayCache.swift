@@ -52,11 +52,15 @@ final class METNorwayCache<Value: Sendable>: Sendable {
     private func answered(
         _ response: HTTPResponse, read: Reader, cached: Entry?, place: String, key: String, now: Double
     ) -> Result<Value, WeatherFetchError> {
+        // The lifetimes Cloudy sets count from the batch's start (`now`), less
+        // `FairUse.spacingTolerance`: a refresh due that long after it, which may start a moment
+        // sooner, asks.
+        let lifetime = { (seconds: Double) in now + seconds - FairUse.spacingTolerance }
         let expires = max(
             min(
-                response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? now + defaultLifetime,
+                response.headers["expires"].flatMap(HTTPDate.parse)?.timeIntervalSince1970 ?? lifetime(defaultLifetime),
                 now + Self.maxLifetime),
-            now + minimumLifetime)
+            minimumLifetime > 0 ? lifetime(minimumLifetime) : now)
         if response.status == 304 {
             guard var kept = cached else {
                 return .failure(WeatherFetchError("met-norway: 304 without an earlier answer"))

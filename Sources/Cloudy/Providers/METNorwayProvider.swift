@@ -28,17 +28,20 @@ public final class METNorwayProvider: WeatherProvider {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
+        // Every place as of the batch's start (its kept answer's lifetime, and the moment its
+        // weather is read at), as MetAlerts' places are.
+        let started = endpoint.clock.now()
         // MET asks for at most 20 requests a second in aggregate; a few at once stays well below.
-        fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place) }
+        return fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place, at: started) }
     }
 
     func url(for place: Place) -> String {
         "\(endpoint.baseURL)/weatherapi/locationforecast/2.0/compact?" + WeatherAPI.latitudeLongitudeQuery(place)
     }
 
-    func fetch(_ place: Place) -> Result<WeatherSnapshot, WeatherFetchError> {
+    func fetch(_ place: Place, at now: Double? = nil) -> Result<WeatherSnapshot, WeatherFetchError> {
         let url = url(for: place)
-        let now = endpoint.clock.now()
+        let now = now ?? endpoint.clock.now()
         // Another zone asks anew, as the other providers do (documented for every provider).
         return cache.fetch(
             place: place.name, key: url + " " + (place.timezone ?? ""), now: now,

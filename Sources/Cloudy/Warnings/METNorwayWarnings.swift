@@ -12,10 +12,8 @@ public final class METNorwayWarnings: WarningSource {
     let logger: Logger
 
     /// The last answer per place, kept until its `Expires`, and at least ten minutes (MET asks
-    /// for alerts no more often), less `FairUse.spacingTolerance`: a refresh due ten minutes on,
-    /// which may start a moment sooner, asks.
-    private let cache = METNorwayCache<[WeatherWarning]>(
-        defaultLifetime: 600, minimumLifetime: 600 - FairUse.spacingTolerance)
+    /// for alerts no more often).
+    private let cache = METNorwayCache<[WeatherWarning]>(defaultLifetime: 600, minimumLifetime: 600)
 
     public init(_ upstream: Upstream, logger: Logger) {
         self.upstream = upstream
@@ -23,8 +21,12 @@ public final class METNorwayWarnings: WarningSource {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
+        // Every place counts its ten minutes from the batch's start, not from its turn (as
+        // OpenWeatherMap's spacing does): a place whose turn came later last time would keep
+        // its list for a whole interval more.
+        let started = upstream.clock.now()
         // MET calls the GeoJSON output "slow and costly to produce": two at once.
-        fetchEachPlace(places, maxInFlight: 2) { place in self.fetch(place) }
+        return fetchEachPlace(places, maxInFlight: 2) { place in self.fetch(place, at: started) }
     }
 
     func url(for place: Place) -> String {
@@ -32,10 +34,10 @@ public final class METNorwayWarnings: WarningSource {
             + WeatherAPI.latitudeLongitudeQuery(place) + "&lang=en"
     }
 
-    func fetch(_ place: Place) -> Result<[WeatherWarning], WeatherFetchError> {
+    func fetch(_ place: Place, at now: Double? = nil) -> Result<[WeatherWarning], WeatherFetchError> {
         let url = url(for: place)
         return cache.fetch(
-            place: place.name, key: url, now: upstream.clock.now(),
+            place: place.name, key: url, now: now ?? upstream.clock.now(),
             ask: { get(url, from: upstream, headers: $0, read: $1) },
             read: read)
     }
