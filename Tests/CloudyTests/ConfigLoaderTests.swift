@@ -206,6 +206,12 @@ final class ConfigLoaderTests: XCTestCase {
                 (error as? ConfigError)?.description,
                 "\(file.path):1: provider.api_key_file: cannot read \(directory.path)/gone")
         }
+        // A config piped in (a FIFO, as /dev/stdin is) has no directory: the working directory's.
+        let pipe = directory.appendingPathComponent("piped.yml")
+        XCTAssertEqual(mkfifo(pipe.path, 0o600), 0)
+        XCTAssertEqual(ConfigLoader.keyPath("key", besideConfig: pipe.path), "key")
+        XCTAssertEqual(ConfigLoader.keyPath("key", besideConfig: file.path), directory.path + "/key")
+        XCTAssertEqual(ConfigLoader.keyPath("/etc/key", besideConfig: file.path), "/etc/key")
     }
 
     func testMissingFileIsAClearError() throws {

@@ -7,14 +7,7 @@ extension ConfigLoader {
         if let provider = try document.mapping("provider") {
             try provider.rejectUnknownKeys(["name", "url", "api_key_file", "user_agent", "one_call", "quota"])
             let name = try provider.oneOf("name", ProviderName.self) ?? .openMeteo
-            // Relative to the config file's directory, as the web config's paths and Prometheus'
-            // own are: a check run from that directory and the service started elsewhere read
-            // the same file.
-            let keyFile = try provider.string("api_key_file").map { path in
-                guard !path.hasPrefix("/"), let file = document.file else { return path }
-                let directory = (file as NSString).deletingLastPathComponent
-                return directory.isEmpty ? path : directory + "/" + path
-            }
+            let keyFile = try provider.string("api_key_file").map { keyPath($0, besideConfig: document.file) }
             config.provider = ProviderSettings(
                 name: name,
                 url: try provider.url("url"),
@@ -32,6 +25,19 @@ extension ConfigLoader {
         }
         if config.provider.apiKey == nil { config.provider.apiKey = try environmentKey(file: document.file) }
         try checkProviderNeeds(config.provider, document)
+    }
+
+    /// Where `api_key_file: path` is: relative to the config file's directory, as the web
+    /// config's paths and Prometheus' own are (a check run from that directory and the service
+    /// started elsewhere read the same file). A config piped in (`--config.file=/dev/stdin`, a
+    /// FIFO) has no directory of its own: the working directory's.
+    static func keyPath(_ path: String, besideConfig file: String?) -> String {
+        var status = stat()
+        guard !path.hasPrefix("/"), let file, stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return path
+        }
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? path : directory + "/" + path
     }
 
     /// `provider.user_agent`: any text on one line (it is sent as a header as written), not
