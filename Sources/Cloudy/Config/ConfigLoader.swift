@@ -233,13 +233,14 @@ public enum PlaceName {
 }
 
 extension Unicode.Scalar {
-    /// Bidirectional controls and marks, zero-width spaces and invisible operators, the byte
-    /// order mark and the line and paragraph separators: characters that show nothing of
-    /// themselves in a label or on a page.
+    /// Bidirectional controls and marks, zero-width spaces and invisible operators, the soft
+    /// hyphen, the Hangul fillers and the Mongolian vowel separator, the byte order mark and the
+    /// line and paragraph separators: characters that show nothing of themselves in a label or
+    /// on a page. (The tag characters stay: they spell the flags of England, Scotland, Wales.)
     var isInvisibleInNames: Bool {
         switch value {
-        case 0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069,
-            0xFEFF:
+        case 0x00AD, 0x061C, 0x115F, 0x1160, 0x180E, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E,
+            0x2060...0x2064, 0x2066...0x2069, 0x3164, 0xFEFF, 0xFFA0:
             return true
         default: return false
         }
