@@ -4,8 +4,10 @@ import NIOConcurrencyHelpers
 
 /// OpenWeatherMap's free endpoints: current weather (`data/2.5/weather`) and the 5-day /
 /// 3-hour forecast (`data/2.5/forecast`), one place per request, metric units, key in `appid`.
-/// At most one call per endpoint per place every ten minutes (the API updates no faster and
-/// counts every call): within that window a place keeps its last answer without a request.
+/// At most one call per endpoint per place every ten minutes, counted from the start of each
+/// batch (the API updates no faster and counts every call; a place's request may come a little
+/// sooner than ten minutes after its last one when its turn in the last batch came late): within
+/// that window a place keeps its last answer without a request.
 public final class OpenWeatherMapProvider: WeatherProvider {
     public let name = ProviderName.openWeatherMap
     public static let minimumCallSpacing = 600.0
