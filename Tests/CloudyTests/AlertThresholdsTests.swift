@@ -131,10 +131,12 @@ final class AlertThresholdsTests: XCTestCase {
     /// An alert the provider gives no daily value for cannot fire: its threshold is no series,
     /// so a dashboard draws no line that nothing can cross.
     func testNoThresholdSeriesForWhatTheProviderCannotFeed() throws {
-        func alerts(_ provider: ProviderSettings) throws -> [String] {
+        func alerts(_ provider: ProviderSettings, airQuality: AirQualitySourceName? = nil) throws -> [String] {
             var config = try ConfigLoader.parse(
-                yaml: "locations: [{name: Brooklyn, latitude: 40.65, longitude: -73.95}]")
+                yaml: "locations: [{name: Brooklyn, latitude: 40.65, longitude: -73.95}]\n"
+                    + (airQuality == nil ? "" : "air_quality: {}"))
             config.provider = provider
+            if let airQuality { config.airQuality?.source = airQuality }
             let page = RenderedPages(
                 config: config, statuses: config.places.map { PlaceStatus(place: $0) },
                 telemetry: ExporterTelemetry(startedAt: 0).read(), telemetryPath: "/metrics", now: 0,
@@ -152,6 +154,12 @@ final class AlertThresholdsTests: XCTestCase {
         XCTAssertEqual(try alerts(ProviderSettings(name: .darkSky)), ["frost", "heat", "precipitation", "uv"])
         XCTAssertEqual(try alerts(ProviderSettings(name: .metNorway)), ["frost", "heat", "precipitation", "wind"])
         XCTAssertEqual(try alerts(ProviderSettings(name: .openWeatherMap)), all.filter { $0 != "uv" })
+        // The air quality's European index: Open-Meteo's has one, OpenWeatherMap's air pollution none.
+        var oneCall = ProviderSettings(name: .openWeatherMap)
+        oneCall.oneCall = true
+        XCTAssertEqual(try alerts(ProviderSettings(), airQuality: .openMeteo), ["air_quality"] + all)
+        XCTAssertEqual(
+            try alerts(oneCall, airQuality: .openWeatherMap), all)
     }
 
     func testConfigCheckNamesWhatDiffersFromTheDefaults() throws {

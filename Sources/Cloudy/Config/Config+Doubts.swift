@@ -72,6 +72,13 @@ extension Config {
         return " of " + setting.prefix(3).joined(separator: ", ") + (setting.count > 3 ? ", …" : "")
     }
 
+    /// Whether nothing this config asks for gives a daily value `alert` could compare: the
+    /// provider's (`lacks`), or for `air_quality` a European index, which OpenWeatherMap's air
+    /// pollution has none of. Such an alert has no threshold series.
+    func cannotFeed(_ alert: WeatherAlert) -> Bool {
+        Self.lacks(provider, alert) || (alert == .airQuality && airQuality?.source == .openWeatherMap)
+    }
+
     /// Whether `provider` gives no daily value for `alert`.
     static func lacks(_ provider: ProviderSettings, _ alert: WeatherAlert) -> Bool {
         switch provider.name {

@@ -18,7 +18,7 @@ public final class RenderedPages: Sendable {
     ) {
         var page = MetricFamilies()
         var warnings: [PlaceWarnings] = []
-        let lacking = Set(WeatherAlert.allCases.filter { Config.lacks(config.provider, $0) })
+        let lacking = Set(WeatherAlert.allCases.filter(config.cannotFeed))
         for status in statuses {
             MetricsViewModel(
                 status: status, units: status.place.units, provider: config.provider.name,
