@@ -91,10 +91,19 @@ final class WarningSourcesTests: XCTestCase {
         }
         XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "404"), 3, "a wrong url:'s 404s are failures")
         XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 2)
+        // A 400 problem document (the reference: possible for a point outside the US) is no
+        // coverage too, never retried; another server's 400 is a failure.
+        problem(
+            #"{"type":"https://api.weather.gov/problems/BadRequest","title":"Bad Request","status":400}"#,
+            status: .badRequest)
+        XCTAssertEqual(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), [])
+        XCTAssertEqual(telemetry.requestsOnThePage("nws", code: "outside_area"), 3)
+        reply.withLockedValue { $0 = (.badRequest, [("Content-Type", "text/html")], Array("<h1>Bad</h1>".utf8)) }
+        XCTAssertThrowsError(try NWSWarnings(upstream).fetch([newYork], logger: log.logger)[0].get(), "another's 400")
     }
 
-    func problem(_ document: String) {
-        reply.withLockedValue { $0 = (.notFound, [("Content-Type", "application/problem+json")], Array(document.utf8)) }
+    func problem(_ document: String, status: HTTPResponseStatus = .notFound) {
+        reply.withLockedValue { $0 = (status, [("Content-Type", "application/problem+json")], Array(document.utf8)) }
     }
 
     func testMETNorwayHonoursExpiresAndIfModifiedSince() throws {
