@@ -8,6 +8,12 @@ enum AirQualityFamilies {
 
     static let current: [WeatherFamily<AirQualityReport>] =
         [
+            // When the values are from: an answer hours old (a stuck mirror or cache) reads as
+            // current otherwise, as the source says nothing more.
+            .init(
+                "weather_air_quality_observation_timestamp_seconds",
+                "Unix time of the source's current air-quality values"
+            ) { $0.observedAt },
             .init("weather_air_quality_european_index", "European air quality index (EEA; above 100 extremely poor)") {
                 $0.indices.european
             },
