@@ -199,5 +199,9 @@ final class DarkSkyDecodingTests: XCTestCase {
             DarkSkyProvider.path(for: newYork, key: "k") + DarkSkyProvider.query,
             "/forecast/k/40.7143,-74.006?units=si&exclude=minutely&version=2")
         XCTAssertEqual(DarkSkyProvider.pathSegment("a/b?c#d%e"), "a%2Fb%3Fc%23d%25e")
+        // Hour 48 and beyond are past the answer's 48 hourly steps from the current hour.
+        XCTAssertEqual(DarkSkyProvider.query(for: ForecastSettings(days: 7, hours: 47)), DarkSkyProvider.query)
+        XCTAssertEqual(
+            DarkSkyProvider.query(for: ForecastSettings(days: 7, hours: 48)), DarkSkyProvider.query + "&extend=hourly")
     }
 }

@@ -19,12 +19,14 @@ final class DarkSkyProviderTests: XCTestCase {
         server?.stop()
     }
 
-    func provider(_ baseURL: String, clock: ManualClock = ManualClock()) -> DarkSkyProvider {
+    func provider(
+        _ baseURL: String, clock: ManualClock = ManualClock(), forecast: ForecastSettings = ForecastSettings()
+    ) -> DarkSkyProvider {
         DarkSkyProvider(
             Upstream(
                 baseURL: baseURL, timeout: 2, client: CurlHTTPClient(userAgent: "test"),
                 recorder: ExporterTelemetry(startedAt: 0), clock: clock),
-            apiKey: Secret(key), forecast: ForecastSettings())
+            apiKey: Secret(key), forecast: forecast)
     }
 
     /// A server that answers every request with `status`, `headers` and `body`, and keeps the URIs.
@@ -52,6 +54,10 @@ final class DarkSkyProviderTests: XCTestCase {
         XCTAssertEqual(requested.first?.level, .debug)
         XCTAssertEqual(requested.first?.metadata["path"], "/forecast/<redacted>/40.7143,-74.006")
         XCTAssertFalse(log.all.contains { "\($0.message) \($0.metadata)".contains(key) })
+        // 72 hours ahead: past the answer's 48 hourly steps, so the request extends them.
+        _ = self.provider(server!.baseURL, forecast: ForecastSettings(days: 7, hours: 72)).fetch(
+            [newYork], logger: log.logger)
+        XCTAssertEqual(asked.withLockedValue { $0.last }?.hasSuffix("&version=2&extend=hourly"), true)
     }
 
     func testABadKeyIsReportedWithThePathRedacted() throws {

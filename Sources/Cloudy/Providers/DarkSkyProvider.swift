@@ -3,13 +3,20 @@ import Logging
 
 /// The Dark Sky forecast API as Pirate Weather serves it (`provider.name: dark-sky`): one request
 /// per place, `GET <url>/forecast/<key>/<lat>,<lon>?units=si&exclude=minutely&version=2`, with
-/// current conditions, 48 hourly steps, 8 days and the alerts in one answer. The key sits in the
+/// current conditions, 48 hourly steps (168 with `extend=hourly`, asked for `forecast.hours` of
+/// 48 or more), 8 days and the alerts in one answer. The key sits in the
 /// URL path, so the path is only ever shown with the key as `<redacted>`: in the debug log line
 /// of each request and in every error a place reports.
 public final class DarkSkyProvider: WeatherProvider {
     public let name = ProviderName.darkSky
     /// The query of every request: SI units, no minutely block (Cloudy has no minutely families).
     static let query = "?units=si&exclude=minutely&version=2"
+
+    /// The query for `forecast`: the answer's 48 hourly steps start at the current hour, so
+    /// `hour="48"` and beyond need `extend=hourly` (168 steps).
+    static func query(for forecast: ForecastSettings) -> String {
+        forecast.hours >= 48 ? query + "&extend=hourly" : query
+    }
     let endpoint: UpstreamEndpoint
     let apiKey: Secret
     /// The key as it is written into the path (percent-encoded), scrubbed from messages too.
@@ -41,7 +48,8 @@ public final class DarkSkyProvider: WeatherProvider {
     func fetch(_ place: Place, logger: Logger) -> Result<WeatherSnapshot, WeatherFetchError> {
         let shown = shownPath(for: place)
         logger.debug("dark-sky request", metadata: ["location": "\(place.name)", "path": "\(shown)"])
-        var request = endpoint.request(endpoint.baseURL + Self.path(for: place, key: pathKey.reveal) + Self.query)
+        var request = endpoint.request(
+            endpoint.baseURL + Self.path(for: place, key: pathKey.reveal) + Self.query(for: forecast))
         request.followRedirects = false  // the key must not travel to another host
         let outcome = endpoint.fetch(request) { response in
             response.status == 200
