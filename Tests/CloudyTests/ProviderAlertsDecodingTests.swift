@@ -25,7 +25,9 @@ final class ProviderAlertsDecodingTests: XCTestCase {
             ).get().warnings)
         XCTAssertEqual(warnings.count, 1)
         let heat = try XCTUnwrap(warnings.first)
-        XCTAssertEqual(heat.id, "Heat Advisory@1781510520", "the uri is the place's forecast page, not the alert's")
+        XCTAssertEqual(
+            heat.id, "Heat Advisory@1781510520#cd5652e9",
+            "the uri is the place's forecast page, not the alert's: title, start and its regions' digest")
         XCTAssertEqual(heat.source, "dark-sky")
         XCTAssertEqual(heat.event, "Heat Advisory")
         XCTAssertEqual(heat.headline, "Heat Advisory")
@@ -75,6 +77,16 @@ final class ProviderAlertsDecodingTests: XCTestCase {
         XCTAssertEqual(
             try XCTUnwrap(try darkSky(alerts: [heat, flood])).map(\.id), ["Heat Advisory@100", "Flood Watch@200"])
         XCTAssertEqual(try XCTUnwrap(try darkSky(alerts: [flood])).map(\.id), ["Flood Watch@200"], "not the heat's id")
+        // Two alerts of one title and hour for other zones are two (two rivers' Flood Warnings);
+        // the same one twice is one.
+        var zoneA = flood
+        zoneA["regions"] = ["Zone A"]
+        var zoneB = flood
+        zoneB["regions"] = ["Zone B"]
+        let both = try XCTUnwrap(try darkSky(alerts: [zoneA, zoneB, zoneA]))
+        XCTAssertEqual(both.count, 2)
+        XCTAssertEqual(Set(both.map(\.id)).count, 2)
+        XCTAssertTrue(both.allSatisfy { $0.id.hasPrefix("Flood Watch@200#") })
     }
 
     func oneCall(_ name: String) throws -> WeatherSnapshot {

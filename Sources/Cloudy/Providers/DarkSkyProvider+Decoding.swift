@@ -208,8 +208,10 @@ struct DarkSkyPoint: Decodable {
 struct DarkSkyAlert: Decodable {
     let title, severity, description, uri: String?
     let time, expires: Double?
+    /// The zones the alert is for (US: counties and forecast zones).
+    let regions: [String]?
 
-    enum CodingKeys: String, CodingKey { case title, severity, description, uri, time, expires }
+    enum CodingKeys: String, CodingKey { case title, severity, description, uri, time, expires, regions }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -220,6 +222,7 @@ struct DarkSkyAlert: Decodable {
         // -999 (or any time before 1970) is no time: an `expires` without one is open-ended.
         time = (try? container.decodeIfPresent(Double.self, forKey: .time)).flatMap { $0 > 0 ? $0 : nil }
         expires = (try? container.decodeIfPresent(Double.self, forKey: .expires)).flatMap { $0 > 0 ? $0 : nil }
+        regions = try? container.decodeIfPresent([String].self, forKey: .regions)
     }
 
     /// Pirate Weather sends CAP's words (`Moderate`); the original Dark Sky sent `advisory`,
@@ -235,10 +238,11 @@ struct DarkSkyAlert: Decodable {
     }
 
     /// The answer's alerts as warnings, each once (duplicates have been seen). The id is the
-    /// alert's `uri` (a CAP message's, outside the US), else its title and start: a US alert
-    /// links the place's forecast page on forecast.weather.gov, the same for every alert there,
-    /// so its id must not depend on which other alerts the answer holds. A `uri` that another
-    /// alert shares is no alert's own either.
+    /// alert's `uri` (a CAP message's, outside the US), else its title and start, with its
+    /// regions' digest when it names regions (two Flood Warnings from one hour for two zones
+    /// are two alerts): a US alert links the place's forecast page on forecast.weather.gov, the
+    /// same for every alert there, so its id must not depend on which other alerts the answer
+    /// holds. A `uri` that another alert shares is no alert's own either.
     static func warnings(_ alerts: [DarkSkyAlert]) -> [WeatherWarning] {
         let usable = alerts.filter { $0.title?.isEmpty == false }
         let uriCounts = Dictionary(usable.compactMap(\.uri).map { ($0, 1) }, uniquingKeysWith: +)
@@ -247,12 +251,20 @@ struct DarkSkyAlert: Decodable {
             let title = alert.title ?? ""
             let start = alert.time.flatMap(ForecastTime.wholeNumber).map { String($0) } ?? "-"
             let ownURI = alert.uri.flatMap { !$0.isEmpty && !isForecastPage($0) && uriCounts[$0] == 1 ? $0 : nil }
-            let id = ownURI ?? "\(title)@\(start)"
+            let id = ownURI ?? "\(title)@\(start)" + regionsDigest(alert.regions)
             guard seen.insert(id).inserted else { return nil }
             return WeatherWarning(
                 id: id, source: ProviderName.darkSky.rawValue, event: title, severity: severity(alert.severity),
                 headline: title, description: alert.description ?? "", onset: alert.time, expires: alert.expires)
         }
+    }
+
+    /// "#" and the first 8 hex digits of the SHA-256 of `regions` (one per line, in order), or ""
+    /// for none: a short mark that tells apart alerts of one title and hour for other zones.
+    static func regionsDigest(_ regions: [String]?) -> String {
+        guard let regions, !regions.isEmpty else { return "" }
+        let digest = SHA256.digest(Array(regions.joined(separator: "\n").utf8))
+        return "#" + digest.prefix(4).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
     /// Whether `uri` is a place's forecast page on the NWS site (what Pirate Weather links every
