@@ -110,6 +110,14 @@ final class QuotaPlanTests: XCTestCase {
         let log = RecordedLog()
         XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: log.logger).refresh.interval, 1_441)
         XCTAssertEqual(log.entries(containing: "raised to fit the provider's quota").count, 1)
+        // A plan without a quota on the public host still waits a minute between refreshes;
+        // a self-hosted server does not.
+        config.refresh.interval = 1
+        config.quota.stated = .unlimited
+        XCTAssertEqual(FairUse.minimumInterval(config.provider), 60)
+        XCTAssertEqual(try FairUse.clampInterval(config, file: nil, logger: log.logger).refresh.interval, 60)
+        config.provider.url = "http://127.0.0.1:8080"
+        XCTAssertNil(FairUse.minimumInterval(config.provider))
     }
 
     func testProviderQuotaAndOverQuotaAreReadStrictly() throws {

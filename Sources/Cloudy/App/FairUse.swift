@@ -18,6 +18,10 @@ public enum FairUse {
             return OpenWeatherMapProvider.minimumCallSpacing
         case .metNorway where provider.isPublicHost:
             return 600  // MET Norway asks clients to honour Expires (about 30 minutes)
+        case .darkSky where provider.isPublicHost:
+            // Pirate Weather caches a forecast 15 minutes and its maintainer spoke of 60 requests
+            // a minute: with a paid plan's quota (or `quota:` unlimited) no faster than a minute.
+            return 60
         default:
             return nil
         }
