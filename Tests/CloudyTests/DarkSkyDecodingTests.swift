@@ -113,6 +113,22 @@ final class DarkSkyDecodingTests: XCTestCase {
         XCTAssertEqual(try decode(try fixture(), settings: ForecastSettings(days: 2, hours: 24)).daily.count, 2)
     }
 
+    /// The day's sum is its mean intensity over its hours: 25 on the day New York's clocks go
+    /// back (1 November 2026), 24 the day after.
+    func testADayTheClocksChangeSumsItsOwnHours() throws {
+        var json = try fixture()
+        var zoned = newYork
+        zoned.timezone = "America/New_York"
+        var currently = try XCTUnwrap(json["currently"] as? [String: Any])
+        currently["time"] = 1_793_520_000  // 03:00 EST, 1 November
+        json["currently"] = currently
+        let days = [1_793_505_600, 1_793_595_600].map { ["time": $0, "precipIntensity": 1.0] }
+        json["daily"] = ["data": days]
+        let body = Array(try JSONSerialization.data(withJSONObject: json))
+        let daily = try DarkSkyProvider.decode(body, place: zoned, settings: settings).get().daily
+        XCTAssertEqual(daily.map(\.precipitationSumMeters), [0.025, 0.024])
+    }
+
     /// A place's `timezone:` decides which day is today, whatever offset the answer has.
     func testAConfiguredZoneCountsTheDays() throws {
         var tokyo = newYork

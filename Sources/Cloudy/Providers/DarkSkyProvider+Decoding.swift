@@ -113,14 +113,16 @@ struct DarkSkyAnswer: Decodable {
             guard let time = point.time, let date = ForecastTime.localDay(time + 43_200, offset: offset(time + 43_200)),
                 date - today >= 0, date - today < days
             else { return nil }
-            // The day's mean intensity (mm/h of liquid water) over its 24 hours: the whole day's
-            // amount, to a micrometre (0.38 × 24 is 9.120000000000001 in binary: the page would
-            // show the noise). Pirate Weather's accumulations count only the rest of today, and
-            // the original Dark Sky's `precipAccumulation` was snowfall depth, not water.
+            // The day's mean intensity (mm/h of liquid water) over its hours (24; 23 or 25 when
+            // the clocks change that day): the whole day's amount, to a micrometre (0.38 × 24 is
+            // 9.120000000000001 in binary: the page would show the noise). Pirate Weather's
+            // accumulations count only the rest of today, and the original Dark Sky's
+            // `precipAccumulation` was snowfall depth, not water.
+            let hours = Double(86_400 + offset(time) - offset(time + 86_400)) / 3600
             return DailyForecast(
                 daysAhead: date - today, date: time,
                 temperatureMaxCelsius: point.temperatureMax, temperatureMinCelsius: point.temperatureMin,
-                precipitationSumMeters: point.precipIntensity.map { ($0 * 24 * 1000).rounded() / 1_000_000 },
+                precipitationSumMeters: point.precipIntensity.map { ($0 * hours * 1000).rounded() / 1_000_000 },
                 precipitationProbabilityRatio: point.precipProbability,
                 uvIndexMax: point.uvIndex, conditionCode: point.conditionCode,
                 sunrise: point.sunriseTime, sunset: point.sunsetTime)
