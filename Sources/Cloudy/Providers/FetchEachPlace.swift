@@ -21,6 +21,18 @@ func fetchEachPlace<Report: Sendable>(
         fetch)
 }
 
+/// `fetchEachPlace` for a source that spaces its requests per place (OpenWeatherMap's ten
+/// minutes, MET's kept answers): `fetch` gets every place with the moment the batch started on
+/// `clock`, not its own turn, so a place whose turn came late behind slow answers in one batch
+/// is not kept from the next one, due that spacing later, for a whole interval more.
+func fetchEachPlace<Report: Sendable>(
+    _ places: [Place], maxInFlight: Int, from clock: any ExporterClock,
+    _ fetch: @escaping @Sendable (Place, _ started: Double) -> Result<Report, WeatherFetchError>
+) -> [Result<Report, WeatherFetchError>] {
+    let started = clock.now()
+    return fetchEachPlace(places, maxInFlight: maxInFlight) { fetch($0, started) }
+}
+
 /// Runs `fetch` for every item (a place, or a batch of places) with at most `maxInFlight` at
 /// once, started in order, and returns the outcomes in the order of `items`. Blocks the calling
 /// (refresh) thread until all are done. Once an outcome is a `refusal` (the provider's rate

@@ -28,11 +28,11 @@ public final class METNorwayProvider: WeatherProvider {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        // Every place as of the batch's start (its kept answer's lifetime, and the moment its
-        // weather is read at), as MetAlerts' places are.
-        let started = endpoint.clock.now()
         // MET asks for at most 20 requests a second in aggregate; a few at once stays well below.
-        return fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place, at: started) }
+        // Each place as of the batch's start: its kept answer's lifetime, and the weather's moment.
+        fetchEachPlace(places, maxInFlight: 4, from: endpoint.clock) { place, started in
+            self.fetch(place, at: started)
+        }
     }
 
     func url(for place: Place) -> String {

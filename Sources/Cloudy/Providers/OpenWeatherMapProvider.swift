@@ -39,12 +39,10 @@ public final class OpenWeatherMapProvider: WeatherProvider {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<WeatherSnapshot, WeatherFetchError>] {
-        // Every place of the batch counts from when it started, not from when its turn came
-        // (a slow answer before it in one run and a fast one in the next would keep its answer
-        // for a whole interval more).
-        let started = endpoint.clock.now()
         // The free plan allows 60 calls a minute; four at once stays far below it.
-        return fetchEachPlace(places, maxInFlight: 4) { place in self.fetch(place, at: started) }
+        fetchEachPlace(places, maxInFlight: 4, from: endpoint.clock) { place, started in
+            self.fetch(place, at: started)
+        }
     }
 
     /// `place` as of `now` (the start of its batch): its last answer when it is not ten minutes

@@ -21,12 +21,10 @@ public final class METNorwayWarnings: WarningSource {
     }
 
     public func fetch(_ places: [Place], logger: Logger) -> [Result<[WeatherWarning], WeatherFetchError>] {
-        // Every place counts its ten minutes from the batch's start, not from its turn (as
-        // OpenWeatherMap's spacing does): a place whose turn came later last time would keep
-        // its list for a whole interval more.
-        let started = upstream.clock.now()
         // MET calls the GeoJSON output "slow and costly to produce": two at once.
-        return fetchEachPlace(places, maxInFlight: 2) { place in self.fetch(place, at: started) }
+        fetchEachPlace(places, maxInFlight: 2, from: upstream.clock) { place, started in
+            self.fetch(place, at: started)
+        }
     }
 
     func url(for place: Place) -> String {
